@@ -1,0 +1,208 @@
+"""Who says yes to a read: the approval seam of DESIGN section 5.
+
+Tools hand an `ApprovalRequest` to an `Approver` and never learn who
+answered. `AllowAll` and `DenyAll` serve the CLI; `Remembering` wraps any
+approver (the editor prompt, a TTY prompt) and keeps its answers:
+
+- `Allow` covers that one call.
+- `Allow for This Conversation` covers the same file — same relative path,
+  device and inode, so a file swapped afterwards is asked about again — for
+  the rest of the conversation; for list_files and search it covers that
+  folder and everything below it.
+- `Always Allow in This Workspace` covers every read in this workspace from
+  now on and is stored under `platformdirs.user_data_path("lantern")`. The
+  jail, the denylist and `approval.deny` still hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Literal, Protocol
+
+import pathspec
+import platformdirs
+
+from lantern.workspace.jail import Identity
+
+
+class Decision(Enum):
+    ALLOW_ONCE = "allow"
+    ALLOW_CONVERSATION = "allow_conversation"
+    ALLOW_WORKSPACE = "allow_workspace"
+    DENY = "deny"
+    TIMEOUT = "timeout"
+
+    @property
+    def allowed(self) -> bool:
+        return self in (Decision.ALLOW_ONCE, Decision.ALLOW_CONVERSATION, Decision.ALLOW_WORKSPACE)
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    tool: str
+    path: str  # as the model sees it: workspace-relative
+    identity: Identity
+    conversation_id: str
+    workspace_key: str
+    workspace_name: str
+    folder: bool = False  # list_files / search: a folder, not one file
+    start_line: int | None = None
+    end_line: int | None = None
+    size: int | None = None
+
+    def message(self) -> str:
+        """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`."""
+        if self.folder:
+            verb = "search in" if self.tool == "search" else "list the files in"
+            where = "the workspace" if self.path == "." else self.path
+            return f"Lantern wants to {verb} {where}"
+        detail = []
+        if self.start_line is not None and self.end_line is not None:
+            detail.append(f"lines {self.start_line}–{self.end_line}")
+        if self.size is not None:
+            detail.append(human_size(self.size))
+        suffix = f" ({', '.join(detail)})" if detail else ""
+        return f"Lantern wants to read {self.path}{suffix}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    decision: Decision
+    by: Literal["auto", "user"]
+
+
+class Approver(Protocol):
+    async def decide(self, request: ApprovalRequest) -> Decision: ...
+
+
+class AllowAll:
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        return Decision.ALLOW_ONCE
+
+
+class DenyAll:
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        return Decision.DENY
+
+
+class Fixed:
+    """A gate with one answer for every request (`--approve allow|deny`): no prompt, no memory."""
+
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+
+    async def decide(self, request: ApprovalRequest) -> Outcome:
+        return Outcome(self.decision, "auto")
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def grants_path() -> Path:
+    return platformdirs.user_data_path("lantern") / "approvals.json"
+
+
+class WorkspaceGrants:
+    """`Always Allow in This Workspace`, persisted as JSON keyed by workspace hash."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or grants_path()
+
+    def _load(self) -> dict[str, dict[str, object]]:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        workspaces = data.get("workspaces") if isinstance(data, dict) else None
+        return workspaces if isinstance(workspaces, dict) else {}
+
+    def allowed(self, key: str) -> bool:
+        entry = self._load().get(key)
+        return isinstance(entry, dict) and entry.get("always") is True
+
+    def allow(self, key: str, name: str) -> None:
+        workspaces = self._load()
+        workspaces[key] = {"name": name, "always": True, "since": int(time.time())}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".approvals-")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"workspaces": workspaces}, out, indent=2)
+        os.replace(tmp, self.path)
+
+    def revoke(self, key: str) -> None:
+        workspaces = self._load()
+        if workspaces.pop(key, None) is not None:
+            self.path.write_text(json.dumps({"workspaces": workspaces}, indent=2), "utf-8")
+
+
+def _covers(folder: str, path: str) -> bool:
+    return folder == "." or path == folder or path.startswith(folder + "/")
+
+
+class Remembering:
+    """Applies `approval.mode` and `approval.allow`, then remembered answers, then asks."""
+
+    def __init__(
+        self,
+        inner: Approver,
+        *,
+        mode: Literal["ask", "workspace"] = "ask",
+        allow_globs: Sequence[str] = (),
+        grants: WorkspaceGrants | None = None,
+    ) -> None:
+        self.inner = inner
+        self.mode = mode
+        self._allow = pathspec.GitIgnoreSpec.from_lines(allow_globs) if allow_globs else None
+        self.grants = grants or WorkspaceGrants()
+        self._files: dict[str, set[tuple[str, Identity]]] = {}
+        self._folders: dict[str, set[str]] = {}
+        self._lock = asyncio.Lock()
+
+    def forget_conversation(self, conversation_id: str) -> None:
+        self._files.pop(conversation_id, None)
+        self._folders.pop(conversation_id, None)
+
+    def _remembered(self, req: ApprovalRequest) -> bool:
+        if req.folder:
+            return any(_covers(f, req.path) for f in self._folders.get(req.conversation_id, ()))
+        return (req.path, req.identity) in self._files.get(req.conversation_id, set())
+
+    async def decide(self, request: ApprovalRequest) -> Outcome:
+        if self.mode == "workspace":
+            return Outcome(Decision.ALLOW_ONCE, "auto")
+        if self._allow is not None and not request.folder and self._allow.match_file(request.path):
+            return Outcome(Decision.ALLOW_ONCE, "auto")
+        if self._remembered(request) or self.grants.allowed(request.workspace_key):
+            return Outcome(Decision.ALLOW_ONCE, "user")
+        # One prompt at a time: concurrent calls for the same file then see the first answer.
+        async with self._lock:
+            if self._remembered(request):
+                return Outcome(Decision.ALLOW_ONCE, "user")
+            decision = await self.inner.decide(request)
+            self._remember(request, decision)
+        return Outcome(decision, "user")
+
+    def _remember(self, req: ApprovalRequest, decision: Decision) -> None:
+        if not decision.allowed:
+            return
+        if req.folder:
+            # list_files and search ask once per conversation per folder.
+            self._folders.setdefault(req.conversation_id, set()).add(req.path)
+        elif decision is Decision.ALLOW_CONVERSATION:
+            self._files.setdefault(req.conversation_id, set()).add((req.path, req.identity))
+        if decision is Decision.ALLOW_WORKSPACE:
+            self.grants.allow(req.workspace_key, req.workspace_name)

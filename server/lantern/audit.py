@@ -1,0 +1,91 @@
+"""The audit log: one JSON line per tool call and per model request.
+
+Appended to `platformdirs.user_log_path("lantern")/audit.jsonl`. A line holds
+what happened and a sha256 of what the model was sent, never file contents
+and never keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+
+def audit_path() -> Path:
+    return platformdirs.user_log_path("lantern") / "audit.jsonl"
+
+
+class AuditLog:
+    def __init__(
+        self, path: Path | None = None, *, workspace: str = "", workspace_key: str = ""
+    ) -> None:
+        self.path = path or audit_path()
+        self.workspace = workspace
+        self.workspace_key = workspace_key
+        self._lock = threading.Lock()
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8"))
+            finally:
+                os.close(fd)
+
+    def _base(self, kind: str, conversation: str) -> dict[str, Any]:
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "kind": kind,
+            "workspace": self.workspace,
+            "workspaceHash": self.workspace_key,
+            "conversation": conversation,
+        }
+
+    def tool_call(
+        self,
+        *,
+        conversation: str,
+        tool: str,
+        path: str | None,
+        decision: str,
+        content: str,
+        ms: float,
+    ) -> None:
+        data = content.encode("utf-8")
+        record = self._base("tool", conversation) | {
+            "tool": tool,
+            "path": path,
+            "decision": decision,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "ms": round(ms, 2),
+        }
+        self._append(record)
+
+    def model_request(
+        self,
+        *,
+        conversation: str,
+        model: str,
+        prompt_tokens: int | None,
+        completion_tokens: int | None,
+        bytes_sent: int,
+        outcome: str,
+    ) -> None:
+        record = self._base("model", conversation) | {
+            "model": model,
+            "bytes": bytes_sent,
+            "promptTokens": prompt_tokens,
+            "completionTokens": completion_tokens,
+            "outcome": outcome,
+        }
+        self._append(record)

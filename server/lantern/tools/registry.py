@@ -1,0 +1,123 @@
+"""The tools the model may call, their schemas, and the one way to run them.
+
+`run_tool` never raises for anything the model or the disk can cause: bad
+JSON, bad arguments, an unknown tool or any refusal becomes an `is_error`
+result with a stable code. Every call is written to the audit log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from lantern.audit import AuditLog
+from lantern.tools import list_files, read_file, search
+from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.schemas import (
+    ListFilesArgs,
+    ReadFileArgs,
+    SearchArgs,
+    describe_errors,
+    json_schema,
+)
+from lantern.workspace.errors import ToolError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    args: type[BaseModel]
+    run: Callable[[Any, ToolContext], Awaitable[ToolResult]]
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": json_schema(self.args),
+            },
+        }
+
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool("read_file", read_file.DESCRIPTION, ReadFileArgs, read_file.read_file),
+        Tool("list_files", list_files.DESCRIPTION, ListFilesArgs, list_files.list_files),
+        Tool("search", search.DESCRIPTION, SearchArgs, search.search),
+    )
+}
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    return [t.spec() for t in TOOLS.values()]
+
+
+def parse_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The model's argument text as an object, or `invalid_arguments`."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ToolError("invalid_arguments", f"arguments are not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise ToolError("invalid_arguments", "arguments must be a JSON object")
+    return value
+
+
+async def run_tool(
+    name: str,
+    raw: str | Mapping[str, Any] | None,
+    ctx: ToolContext,
+    audit: AuditLog | None = None,
+) -> ToolResult:
+    started = time.perf_counter()
+    try:
+        tool = TOOLS.get(name)
+        if tool is None:
+            known = ", ".join(TOOLS)
+            raise ToolError("unknown_tool", f"there is no tool named {name[:80]!r}; tools: {known}")
+        try:
+            args = tool.args.model_validate(parse_arguments(raw))
+        except ValidationError as exc:
+            raise ToolError("invalid_arguments", describe_errors(exc)) from None
+        result = await tool.run(args, ctx)
+    except ToolError as exc:
+        decision = (
+            "denied"
+            if exc.code in ("denied_by_user", "approval_timeout")
+            else f"refused:{exc.code}"
+        )
+        result = ToolResult(exc.message, is_error=True, code=exc.code, decision=decision)
+    except OSError as exc:
+        log.warning("tool %s failed: %s", name, exc.strerror)
+        result = ToolResult(
+            f"could not complete {name}: {exc.strerror or 'I/O error'}",
+            is_error=True,
+            code="io_error",
+            decision="refused:io_error",
+        )
+    if audit is not None:
+        audit.tool_call(
+            conversation=ctx.conversation_id,
+            tool=name,
+            path=result.path,
+            decision=result.decision or "auto",
+            content=result.content,
+            ms=(time.perf_counter() - started) * 1000,
+        )
+    return result

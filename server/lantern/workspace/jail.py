@@ -1,0 +1,195 @@
+"""Checks 3–5 of the read path: open beneath a root, never through a link.
+
+On Linux the open is one `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
+call made through ctypes. Where the kernel or a sandbox refuses openat2
+(ENOSYS, EPERM, EINVAL) the path is walked one component at a time with
+`O_NOFOLLOW`. Every open is `O_NONBLOCK`, so a FIFO can never hang us, and
+the handle is then `fstat`-ed and read back through `/proc/self/fd`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat
+import struct
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lantern.workspace.errors import ToolError
+
+_SYS_OPENAT2 = 437  # the same number on every Linux architecture
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_NO_SYMLINKS = 0x04
+_RESOLVE_BENEATH = 0x08
+_BASE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+_NOFOLLOW_ANY = getattr(os, "O_NOFOLLOW_ANY", 0)  # macOS
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What an approval is bound to: the file itself, not just its name."""
+
+    dev: int
+    ino: int
+
+
+class _Openat2:
+    """Lazy ctypes binding; `available` turns False after the first ENOSYS/EPERM/EINVAL."""
+
+    def __init__(self) -> None:
+        self.available = sys.platform.startswith("linux") and not os.environ.get(
+            "LANTERN_NO_OPENAT2"
+        )
+        self._syscall: Any = None
+
+    def open(self, dir_fd: int, rel: str, flags: int) -> int:
+        """Return an fd, or raise OSError; raises `NotImplementedError` if unusable."""
+        if self._syscall is None:
+            libc = ctypes.CDLL(None, use_errno=True)
+            self._syscall = libc.syscall
+        how = struct.pack(
+            "QQQ", flags, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
+        )
+        fd = int(
+            self._syscall(
+                ctypes.c_long(_SYS_OPENAT2),
+                ctypes.c_int(dir_fd),
+                ctypes.c_char_p(os.fsencode(rel)),
+                ctypes.c_char_p(how),
+                ctypes.c_size_t(len(how)),
+            )
+        )
+        if fd >= 0:
+            return fd
+        err = ctypes.get_errno()
+        if err in (errno.ENOSYS, errno.EPERM, errno.EINVAL):
+            self.available = False
+            raise NotImplementedError
+        raise OSError(err, os.strerror(err))
+
+
+_openat2 = _Openat2()
+
+
+def _walk_open(dir_fd: int, components: Sequence[str], flags: int) -> int:
+    """The portable fallback: one `openat(O_NOFOLLOW)` per component."""
+    fd = os.dup(dir_fd)
+    try:
+        for i, name in enumerate(components):
+            last = i == len(components) - 1
+            step_flags = (flags if last else _BASE_FLAGS | os.O_DIRECTORY) | os.O_NOFOLLOW
+            try:
+                nxt = os.open(name, step_flags | _NOFOLLOW_ANY, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(fd, name):
+                    raise OSError(errno.ELOOP, "symbolic link") from None
+                raise
+            os.close(fd)
+            fd = nxt
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _is_link(dir_fd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _refusal(exc: OSError, shown: str) -> ToolError:
+    code = exc.errno
+    if code == errno.ELOOP:
+        return ToolError(
+            "symlink", f"{shown} is or goes through a symbolic link; Lantern does not follow links"
+        )
+    if code == errno.EXDEV:
+        return ToolError("outside_workspace", f"{shown} is outside the workspace")
+    if code in (errno.ENOENT, errno.ENOTDIR):
+        return ToolError("not_found", f"{shown} does not exist")
+    if code in (errno.EACCES, errno.EPERM):
+        return ToolError("permission_denied", f"{shown}: permission denied")
+    if code in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+        return ToolError("not_regular_file", f"{shown} is not a regular file")
+    if code == errno.ENAMETOOLONG:
+        return ToolError("invalid_arguments", "path: too long for the file system")
+    return ToolError("io_error", f"{shown}: could not be opened ({os.strerror(code or 0)})")
+
+
+def open_beneath(root_fd: int, components: Sequence[str], shown: str, *, directory: bool) -> int:
+    """Open `components` beneath `root_fd` without following any symbolic link."""
+    flags = _BASE_FLAGS | (os.O_DIRECTORY if directory else 0)
+    if not components:
+        return os.dup(root_fd)
+    try:
+        if _openat2.available:
+            try:
+                return _openat2.open(root_fd, "/".join(components), flags)
+            except NotImplementedError:
+                pass
+        return _walk_open(root_fd, components, flags)
+    except OSError as exc:
+        if directory and exc.errno == errno.ENOTDIR and not _is_link_path(root_fd, components):
+            raise ToolError("not_found", f"{shown} is not a folder") from None
+        raise _refusal(exc, shown) from None
+
+
+def _is_link_path(root_fd: int, components: Sequence[str]) -> bool:
+    """Whether the last component is a link (for telling `symlink` from `not_found`)."""
+    try:
+        parent = _walk_open(root_fd, components[:-1], _BASE_FLAGS | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        return _is_link(parent, components[-1])
+    finally:
+        os.close(parent)
+
+
+def check_regular(fd: int, shown: str) -> os.stat_result:
+    """Check 4: the handle must be a regular file with a single link."""
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise ToolError("is_directory", f"{shown} is a folder; use list_files to see inside it")
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        raise ToolError("not_regular_file", f"{shown} is {kind}; Lantern reads regular files only")
+    if st.st_nlink > 1:
+        raise ToolError(
+            "not_regular_file",
+            f"{shown} has {st.st_nlink} hard links; Lantern does not read hard-linked files "
+            "because another name may point at data outside the workspace",
+        )
+    return st
+
+
+def real_components(fd: int, root_path: str) -> tuple[str, ...] | None:
+    """Check 5: where the handle really points, relative to the root.
+
+    Returns None when the platform cannot tell (no /proc); raises
+    `outside_workspace` when the handle is not beneath `root_path`.
+    """
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    if real == root_path:
+        return ()
+    prefix = root_path.rstrip("/") + "/"
+    if not real.startswith(prefix):
+        raise ToolError("outside_workspace", "the opened file is outside the workspace")
+    return tuple(real[len(prefix) :].split("/"))

@@ -1,0 +1,157 @@
+"""The workspace: one or more root folders, and the checked way into them.
+
+With one root the model sees plain relative paths (`src/app.py`); with
+several it sees `<folder-name>/src/app.py`. `open_checked` runs checks 2–5
+of DESIGN section 4 in order and returns an open handle the caller owns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from lantern.workspace.errors import ToolError
+from lantern.workspace.ignore import IgnoreRules
+from lantern.workspace.jail import Identity, check_regular, open_beneath, real_components
+from lantern.workspace.paths import shown as shown_path
+from lantern.workspace.paths import split_path
+from lantern.workspace.policy import Policy
+
+
+@dataclass(frozen=True)
+class Root:
+    name: str
+    path: str  # real, absolute; never shown to the model
+    ignore: IgnoreRules = field(default_factory=IgnoreRules, compare=False, repr=False)
+
+    def open(self) -> int:
+        return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked-shape path: a root and the components beneath it."""
+
+    root: Root
+    parts: tuple[str, ...]
+    shown: str
+
+
+@dataclass
+class Opened:
+    """An open handle that passed checks 2–5; close it with `close()`."""
+
+    target: Target
+    fd: int
+    stat: os.stat_result
+
+    @property
+    def identity(self) -> Identity:
+        return Identity(self.stat.st_dev, self.stat.st_ino)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _unique_names(paths: Sequence[str]) -> list[str]:
+    names: list[str] = []
+    for path in paths:
+        base = os.path.basename(path.rstrip("/")) or "root"
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base}-{n}", n + 1
+        names.append(name)
+    return names
+
+
+class Workspace:
+    """The jail: every tool reaches the disk through one of these."""
+
+    def __init__(self, folders: Sequence[str | Path], policy: Policy | None = None) -> None:
+        if not folders:
+            raise ValueError("a workspace needs at least one folder")
+        real = [os.path.realpath(os.fspath(f)) for f in folders]
+        for path in real:
+            if not os.path.isdir(path):
+                raise ValueError(f"workspace folder {os.path.basename(path)!r} is not a folder")
+        self.roots = [Root(n, p) for n, p in zip(_unique_names(real), real, strict=True)]
+        self.policy = policy or Policy()
+        digest = hashlib.sha256("\0".join(sorted(real)).encode()).hexdigest()
+        self.key = digest[:16]
+        self.name = "+".join(r.name for r in self.roots)
+
+    @property
+    def multi(self) -> bool:
+        return len(self.roots) > 1
+
+    def shown(self, root: Root, parts: Sequence[str]) -> str:
+        rel = "/".join(parts)
+        if self.multi:
+            return f"{root.name}/{rel}" if rel else root.name
+        return rel or "."
+
+    def targets(self, raw: object, *, file: bool, field: str = "path") -> list[Target]:
+        """Map a model path to targets; "." in a multi-root workspace is every root."""
+        parts = split_path(raw, field=field, file=file)
+        if not self.multi:
+            return [Target(self.roots[0], parts, self.shown(self.roots[0], parts))]
+        if not parts:
+            if file:
+                raise ToolError("invalid_arguments", f"{field}: must name a file")
+            return [Target(r, (), r.name) for r in self.roots]
+        for root in self.roots:
+            if parts[0] == root.name:
+                rest = parts[1:]
+                if file and not rest:
+                    raise ToolError("is_directory", f"{root.name} is a workspace folder")
+                return [Target(root, rest, self.shown(root, rest))]
+        names = ", ".join(r.name for r in self.roots)
+        raise ToolError(
+            "not_found",
+            f"{shown_path(str(raw))}: paths start with a workspace folder name ({names})",
+        )
+
+    def check_policy(self, target: Target, *, is_dir: bool) -> None:
+        """Check 2: denylist, deny globs, then the ignore files."""
+        self.policy.check(target.parts, target.shown, is_dir=is_dir)
+        if not target.parts:
+            return
+        root_fd = target.root.open()
+        try:
+            kind = target.root.ignore.ignored(root_fd, target.parts, is_dir=is_dir)
+        finally:
+            os.close(root_fd)
+        if kind is not None:
+            raise ToolError("ignored_path", f"{target.shown} is excluded by {kind}")
+
+    def open_checked(self, target: Target, expect: Literal["file", "dir", "any"]) -> Opened:
+        """Checks 2–5 of the read path; the caller closes the handle.
+
+        `expect="any"` accepts a folder or a regular file (search takes both).
+        """
+        directory = expect == "dir"
+        self.check_policy(target, is_dir=directory)
+        root_fd = target.root.open()
+        try:
+            fd = open_beneath(root_fd, target.parts, target.shown, directory=directory)
+        finally:
+            os.close(root_fd)
+        try:
+            st = os.fstat(fd)
+            is_dir = stat.S_ISDIR(st.st_mode)
+            if not (directory or (expect == "any" and is_dir)):
+                check_regular(fd, target.shown)
+            if is_dir and target.parts and expect == "any":
+                self.check_policy(target, is_dir=True)
+            real = real_components(fd, target.root.path)
+            if real is not None:
+                self.policy.check(real, target.shown, is_dir=is_dir)
+            return Opened(target, fd, st)
+        except BaseException:
+            os.close(fd)
+            raise

@@ -1,0 +1,145 @@
+"""Check 8 and the shape of read_file output: decode, pick lines, number, cut.
+
+Only the lines that will be shown are decoded and redacted, so reading 400
+lines from the middle of a large file costs one split of the bytes. Private
+key blocks are the one multi-line secret: when a file holds one, the whole
+text is redacted first so a block that starts above the window cannot leak
+its body.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+from lantern.workspace.errors import ToolError
+from lantern.workspace.redact import redact
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_LINES = 400
+MAX_OUTPUT_BYTES = 32 * 1024
+MAX_LINE_CHARS = 2000
+_SNIFF_BYTES = 8192
+_KEY_MARKERS = (b"PRIVATE KEY-----", b"PRIVATE KEY BLOCK-----")
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The lines of a file chosen for one read_file call, ready to show."""
+
+    lines: list[str]  # redacted, cut, without line ends
+    first: int  # 1-based number of lines[0]
+    total: int
+    replaced: bool  # invalid bytes were replaced
+    redactions: dict[str, int]
+    cut_lines: int  # lines longer than MAX_LINE_CHARS that were shortened
+    byte_capped: bool  # stopped early because of MAX_OUTPUT_BYTES
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.lines) - 1
+
+
+def _split(data: bytes) -> tuple[str, list[bytes] | list[str]]:
+    """Detect the encoding and split into lines (bytes for UTF-8, str otherwise)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            if encoding == "utf-8":
+                return encoding, body.split(b"\n")
+            return encoding, body.decode(encoding, "replace").split("\n")
+    if b"\0" in data[:_SNIFF_BYTES]:
+        raise ToolError("binary_file", "")
+    return "utf-8", data.split(b"\n")
+
+
+def _decode(line: bytes | str) -> tuple[str, bool]:
+    if isinstance(line, str):
+        return line.removesuffix("\r"), "\ufffd" in line
+    try:
+        return line.decode("utf-8").removesuffix("\r"), False
+    except UnicodeDecodeError:
+        return line.decode("utf-8", "replace").removesuffix("\r"), True
+
+
+def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
+    """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
+    try:
+        encoding, raw_lines = _split(data)
+    except ToolError:
+        raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)") from None
+    if raw_lines and raw_lines[-1] in (b"", ""):
+        raw_lines.pop()
+    total = len(raw_lines)
+    if total == 0:
+        return Window([], 1, 0, False, {}, 0, False)
+    if offset > total:
+        raise ToolError(
+            "invalid_arguments",
+            f"offset: {shown} has {total} lines; offset {offset} is past the end",
+        )
+    if encoding == "utf-8" and any(marker in data for marker in _KEY_MARKERS):
+        whole = redact(data.decode("utf-8", "replace"))
+        raw_lines = whole.text.split("\n")[:total]
+        counts = dict(whole.counts)
+    else:
+        counts = {}
+    chosen = raw_lines[offset - 1 : offset - 1 + min(limit, MAX_LINES)]
+    replaced = False
+    texts: list[str] = []
+    for raw in chosen:
+        text, bad = _decode(raw)
+        replaced = replaced or bad
+        # Keep a margin past the cut so a secret that straddles it is still recognised.
+        texts.append(text[: MAX_LINE_CHARS + 1024])
+    redacted = redact("\n".join(texts))
+    for rule, n in redacted.counts.items():
+        counts[rule] = counts.get(rule, 0) + n
+    lines: list[str] = []
+    cut = 0
+    used = 0
+    capped = False
+    for number, (text, original) in enumerate(
+        zip(redacted.text.split("\n"), chosen, strict=True), start=offset
+    ):
+        if len(text) > MAX_LINE_CHARS or len(original) > MAX_LINE_CHARS + 1024:
+            full = len(original)
+            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {full:,} characters]"
+            cut += 1
+        size = len(text.encode("utf-8", "replace")) + len(str(number)) + 4
+        if lines and used + size > MAX_OUTPUT_BYTES:
+            capped = True
+            break
+        used += size
+        lines.append(text)
+    return Window(lines, offset, total, replaced, counts, cut, capped)
+
+
+def render(win: Window, shown: str) -> str:
+    """The text the model sees for one read_file call."""
+    if win.total == 0:
+        return f"[file {shown} is empty]"
+    head = f"[untrusted file content: {shown}, lines {win.first}–{win.last} of {win.total}]"
+    body = "\n".join(f"{n}│{text}" for n, text in enumerate(win.lines, start=win.first))
+    notes: list[str] = []
+    if win.last < win.total:
+        notes.append(
+            f"[partial: lines {win.first}–{win.last} of {win.total}; "
+            f"call read_file with offset={win.last + 1} to continue]"
+        )
+    if win.cut_lines:
+        notes.append(f"[{win.cut_lines} long line(s) cut at {MAX_LINE_CHARS:,} characters]")
+    if win.replaced:
+        notes.append("[invalid UTF-8 bytes were replaced with �]")
+    if win.redactions:
+        rules = ", ".join(f"{rule} ×{n}" for rule, n in sorted(win.redactions.items()))
+        total = sum(win.redactions.values())
+        notes.append(f"[redacted {total} secret(s): {rules}]")
+    return "\n".join([head, body, *notes])

@@ -1,0 +1,1 @@
+"""Test doubles (fake servers and helpers) shared by the test suites."""
