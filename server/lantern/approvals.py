@@ -17,11 +17,13 @@ approver (the editor prompt, a TTY prompt) and keeps its answers:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -77,6 +79,18 @@ class ApprovalRequest:
 class Outcome:
     decision: Decision
     by: Literal["auto", "user"]
+
+
+class PromptObserver(Protocol):
+    """Told when a prompt opens and closes (the loop shows `awaiting_approval`)."""
+
+    def asking(self, request: ApprovalRequest) -> None: ...
+
+    def answered(self, request: ApprovalRequest, decision: Decision) -> None: ...
+
+
+#: The observer for the tool call running in the current task, if any.
+prompt_observer: ContextVar[PromptObserver | None] = ContextVar("prompt_observer", default=None)
 
 
 class Approver(Protocol):
@@ -137,16 +151,25 @@ class WorkspaceGrants:
     def allow(self, key: str, name: str) -> None:
         workspaces = self._load()
         workspaces[key] = {"name": name, "always": True, "since": int(time.time())}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".approvals-")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"workspaces": workspaces}, out, indent=2)
-        os.replace(tmp, self.path)
+        self._write(workspaces)
 
     def revoke(self, key: str) -> None:
         workspaces = self._load()
         if workspaces.pop(key, None) is not None:
-            self.path.write_text(json.dumps({"workspaces": workspaces}, indent=2), "utf-8")
+            self._write(workspaces)
+
+    def _write(self, workspaces: dict[str, dict[str, object]]) -> None:
+        """Replace the file atomically, so a crash never leaves half a JSON document."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".approvals-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"workspaces": workspaces}, out, indent=2)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
 
 def _covers(folder: str, path: str) -> bool:
@@ -190,9 +213,16 @@ class Remembering:
             return Outcome(Decision.ALLOW_ONCE, "user")
         # One prompt at a time: concurrent calls for the same file then see the first answer.
         async with self._lock:
-            if self._remembered(request):
+            # A prompt answered while this call waited may cover it (the same file,
+            # or "Always Allow in This Workspace").
+            if self._remembered(request) or self.grants.allowed(request.workspace_key):
                 return Outcome(Decision.ALLOW_ONCE, "user")
+            observer = prompt_observer.get()
+            if observer is not None:
+                observer.asking(request)
             decision = await self.inner.decide(request)
+            if observer is not None:
+                observer.answered(request, decision)
             self._remember(request, decision)
         return Outcome(decision, "user")
 

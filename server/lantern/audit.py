@@ -80,6 +80,7 @@ class AuditLog:
         completion_tokens: int | None,
         bytes_sent: int,
         outcome: str,
+        ms: float,
     ) -> None:
         record = self._base("model", conversation) | {
             "model": model,
@@ -87,5 +88,6 @@ class AuditLog:
             "promptTokens": prompt_tokens,
             "completionTokens": completion_tokens,
             "outcome": outcome,
+            "ms": round(ms, 1),
         }
         self._append(record)

@@ -13,6 +13,8 @@ from pathlib import Path
 from lantern import __version__
 from lantern.approvals import Decision, Fixed
 from lantern.audit import AuditLog
+from lantern.cli_ask import run_ask
+from lantern.cli_doctor import run_doctor
 from lantern.config import Settings, SettingsError, load_settings
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
@@ -21,8 +23,6 @@ from lantern.workspace.roots import Workspace
 
 EXIT_OK = 0
 EXIT_USAGE = 2
-EXIT_MODEL = 3
-EXIT_LIMIT = 4
 
 
 class UsageError(Exception):
@@ -36,6 +36,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lantern {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ask = sub.add_parser("ask", help="ask a question about the workspace")
+    ask.add_argument("question")
+    ask.add_argument(
+        "--workspace", action="append", type=Path, help="workspace folder (repeatable)"
+    )
+    ask.add_argument(
+        "--conversation-file", type=Path, help="keep the conversation here for follow-ups"
+    )
+    ask.add_argument("--model")
+    ask.add_argument("--base-url")
+    ask.add_argument("--api-key")
+    ask.add_argument(
+        "--approve",
+        choices=("ask", "allow", "deny"),
+        default="ask",
+        help="ask on the terminal (default; denies without one), allow or deny every read",
+    )
+    ask.add_argument("--max-steps", type=int, help="model calls per question")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+
+    sub.add_parser("serve", help="language server over stdio")
+    sub.add_parser("doctor", help="show settings, and check the endpoint and ripgrep")
 
     tool = sub.add_parser("tool", help="run one tool exactly as the model would")
     tool.add_argument("name", help="read_file, list_files or search")
@@ -62,7 +85,7 @@ def workspace_for(folders: Sequence[Path] | None, settings: Settings) -> Workspa
 
 def _settings(cli: dict[str, object] | None = None) -> Settings:
     try:
-        return load_settings(cli=cli or {})
+        return load_settings(cli=cli or {}, cli_source="command line")
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
 
@@ -89,6 +112,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "tool":
             return asyncio.run(_tool(args))
+        if args.command == "ask":
+            flags = {
+                "model": args.model,
+                "baseUrl": args.base_url,
+                "apiKey": args.api_key,
+                "maxSteps": args.max_steps,
+            }
+            settings = _settings({k: v for k, v in flags.items() if v is not None})
+            workspace = workspace_for(args.workspace, settings)
+            return asyncio.run(
+                run_ask(
+                    question=args.question,
+                    settings=settings,
+                    workspace=workspace,
+                    approve=args.approve,
+                    conversation_file=args.conversation_file,
+                    as_json=args.json,
+                )
+            )
+        if args.command == "doctor":
+            return run_doctor(_settings())
+        if args.command == "serve":
+            from lantern.lsp.server import serve
+
+            return serve()
     except UsageError as exc:
         print(f"lantern: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -37,7 +37,9 @@ async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
         for handle in opened:
             found = await _list(handle, ctx, args.glob)
             total += len(found)
-            check = ResultFilter(ctx.workspace, handle.target, handle.fd)
+            check = ResultFilter(
+                ctx.workspace, handle.target, handle.fd, gitignore_inside=bool(args.glob)
+            )
             try:
                 for rel in found:
                     if len(rows) >= limit:

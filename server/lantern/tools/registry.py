@@ -79,6 +79,20 @@ def parse_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     return value
 
 
+def _refused_path(arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
+    """The audit path of a refused call: the requested path in its checked, relative form.
+
+    None when the path has no valid shape (absolute, `..`, not a string…), so an
+    absolute path never reaches the log.
+    """
+    raw = arguments.get("path", ".")
+    try:
+        targets = ctx.workspace.targets(raw, file=False)
+    except ToolError:
+        return None
+    return "." if len(targets) > 1 else targets[0].shown
+
+
 async def run_tool(
     name: str,
     raw: str | Mapping[str, Any] | None,
@@ -86,13 +100,15 @@ async def run_tool(
     audit: AuditLog | None = None,
 ) -> ToolResult:
     started = time.perf_counter()
+    arguments: dict[str, Any] | None = None
     try:
         tool = TOOLS.get(name)
         if tool is None:
             known = ", ".join(TOOLS)
             raise ToolError("unknown_tool", f"there is no tool named {name[:80]!r}; tools: {known}")
+        arguments = parse_arguments(raw)
         try:
-            args = tool.args.model_validate(parse_arguments(raw))
+            args = tool.args.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError("invalid_arguments", describe_errors(exc)) from None
         result = await tool.run(args, ctx)
@@ -103,6 +119,8 @@ async def run_tool(
             else f"refused:{exc.code}"
         )
         result = ToolResult(exc.message, is_error=True, code=exc.code, decision=decision)
+        if arguments is not None:
+            result.path = _refused_path(arguments, ctx)
     except OSError as exc:
         log.warning("tool %s failed: %s", name, exc.strerror)
         result = ToolResult(

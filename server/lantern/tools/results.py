@@ -4,6 +4,10 @@ ripgrep already skips the denylist and .gitignore inside the folder it runs
 in. This check is the authority on top: the denylist and deny globs again,
 `.gitignore` files above that folder, `.lanternignore` files everywhere, and
 a single link count, so a hard link to a file outside never shows up.
+
+A call with a `glob` checks `.gitignore` files everywhere too: in rg a
+matching `--glob` override wins over .gitignore, so `glob='*.py'` would
+otherwise bring back git-ignored Python files.
 """
 
 from __future__ import annotations
@@ -22,8 +26,11 @@ _Specs = dict[tuple[str, ...], pathspec.GitIgnoreSpec]
 class ResultFilter:
     """Per-call memo of ignore files; `allowed` answers for one result path."""
 
-    def __init__(self, workspace: Workspace, target: Target, dir_fd: int) -> None:
+    def __init__(
+        self, workspace: Workspace, target: Target, dir_fd: int, *, gitignore_inside: bool = False
+    ) -> None:
         self.workspace = workspace
+        self.gitignore_inside = gitignore_inside
         self.target = target
         self.dir_fd = dir_fd
         self._root_fd = target.root.open()
@@ -50,10 +57,10 @@ class ResultFilter:
         parts = self.target.parts + tuple(rel.split("/"))
         if self.workspace.policy.refusal(parts) is not None:
             return None
-        above = [parts[:depth] for depth in range(len(self.target.parts))]
+        every = [parts[:depth] for depth in range(len(parts))]
+        above = every if self.gitignore_inside else every[: len(self.target.parts)]
         if matches(self._load(".gitignore", above), parts, is_dir=False):
             return None
-        every = [parts[:depth] for depth in range(len(parts))]
         if matches(self._load(".lanternignore", every), parts, is_dir=False):
             return None
         try:

@@ -50,13 +50,20 @@ def rg_binary() -> str:
 
 
 def policy_flags(workspace: Workspace, user_glob: str | None) -> list[str]:
+    """Override globs for rg: the model's glob first, then every exclusion.
+
+    In rg the last matching override glob wins, so the exclusions come after the
+    model's glob: `--glob '**'` must not re-include `.env` or `.git/`. A matching
+    (non-negated) override also beats .gitignore in rg, which is why a call with
+    a `glob` has the result filter check .gitignore itself (see results.py).
+    """
     flags: list[str] = []
+    if user_glob:
+        flags += ["--glob", user_glob]
     for glob in workspace.policy.rg_exclude_globs():
         flags += ["--iglob", glob]
     for glob in workspace.policy.deny_globs:
         flags += ["--glob", f"!{glob}"]
-    if user_glob:
-        flags += ["--glob", user_glob]
     return flags
 
 
@@ -76,8 +83,14 @@ async def start(
 
 
 def usage_error(stderr: bytes, field: str, roots: Iterable[str]) -> ToolError:
-    """rg's own complaint (bad regex or glob) as `invalid_arguments`, without absolute paths."""
+    """rg's own complaint (bad regex or glob) as `invalid_arguments`, without absolute paths.
+
+    `field` names the argument to blame; a glob that rg cannot parse is blamed
+    on `glob` whatever `field` says.
+    """
     text = stderr.decode("utf-8", "replace").strip()
+    if "error parsing glob" in text:
+        field = "glob"
     for root in roots:
         text = text.replace(root, ".")
     text = text.removeprefix("rg: ")

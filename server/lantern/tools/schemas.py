@@ -52,7 +52,7 @@ class SearchArgs(_Args):
         None, max_length=512, description="Only files matching this glob, e.g. '*.py'."
     )
     case_sensitive: bool = Field(
-        False, description="Match case exactly (default: smart case, like ripgrep -S)."
+        False, description="Match case exactly; by default matching ignores case."
     )
     max_results: int = Field(
         SEARCH_DEFAULT_RESULTS,

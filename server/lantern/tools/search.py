@@ -50,7 +50,11 @@ async def _matches(
     assert proc.stdout is not None and proc.stderr is not None
     found: list[tuple[str, int, str]] = []
     verdicts: dict[str, bool] = {}
-    check = ResultFilter(ctx.workspace, handle.target, handle.fd) if is_dir else None
+    check = (
+        ResultFilter(ctx.workspace, handle.target, handle.fd, gitignore_inside=bool(args.glob))
+        if is_dir
+        else None
+    )
     more = False
     try:
         async for raw in proc.stdout:

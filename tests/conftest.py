@@ -1,0 +1,34 @@
+"""Shared fixtures: a tool context on a temporary workspace, and `run` to call a tool."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lantern.approvals import Decision, Fixed
+from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.registry import run_tool
+from lantern.workspace.roots import Workspace
+
+
+async def run(ctx: ToolContext, name: str, args: Mapping[str, Any] | str) -> ToolResult:
+    """Call a tool the way the model does: with JSON argument text (a str is sent as is)."""
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return await run_tool(name, raw, ctx)
+
+
+@pytest.fixture
+def workspace_dir(tmp_path: Path) -> Path:
+    """An empty workspace folder, `tmp_path/"ws"`, next to room for things outside it."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def ctx(workspace_dir: Path) -> ToolContext:
+    """A tool context on `workspace_dir` whose gate allows every read without asking."""
+    return ToolContext(Workspace([workspace_dir]), Fixed(Decision.ALLOW_ONCE))
