@@ -188,12 +188,16 @@ class Remembering:
         grants: WorkspaceGrants | None = None,
     ) -> None:
         self.inner = inner
-        self.mode = mode
-        self._allow = pathspec.GitIgnoreSpec.from_lines(allow_globs) if allow_globs else None
+        self.configure(mode=mode, allow_globs=allow_globs)
         self.grants = grants or WorkspaceGrants()
         self._files: dict[str, set[tuple[str, Identity]]] = {}
         self._folders: dict[str, set[str]] = {}
         self._lock = asyncio.Lock()
+
+    def configure(self, *, mode: Literal["ask", "workspace"], allow_globs: Sequence[str]) -> None:
+        """Follow a settings change; remembered answers are kept."""
+        self.mode = mode
+        self._allow = pathspec.GitIgnoreSpec.from_lines(allow_globs) if allow_globs else None
 
     def forget_conversation(self, conversation_id: str) -> None:
         self._files.pop(conversation_id, None)

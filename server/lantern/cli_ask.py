@@ -8,9 +8,11 @@ partial answer is printed too).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +59,24 @@ class TtyApprover:
             "  [d] Deny (default): "
         )
 
-        def ask() -> str:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def settle(text: str) -> None:
+            if not answer.done():
+                answer.set_result(text)
+
+        def ask() -> None:
             sys.stderr.write(prompt)
             sys.stderr.flush()
-            return sys.stdin.readline().strip().lower()[:1]
+            text = sys.stdin.readline().strip().lower()[:1]
+            with contextlib.suppress(RuntimeError):  # the loop is gone: Ctrl-C won
+                loop.call_soon_threadsafe(settle, text)
 
-        return _CHOICES.get(await asyncio.to_thread(ask), Decision.DENY)
+        # A daemon thread, not asyncio.to_thread: Ctrl-C at the prompt must not wait
+        # for a line that never comes before the process can exit.
+        threading.Thread(target=ask, name="lantern-approval-prompt", daemon=True).start()
+        return _CHOICES.get(await answer, Decision.DENY)
 
 
 class NoTtyApprover:
@@ -176,12 +190,7 @@ async def run_ask(
         model=model,
         workspace=workspace,
         approvals=approvals_for(approve, settings),
-        limits=Limits(
-            max_steps=settings.max_steps,
-            max_tool_output_bytes=settings.max_tool_output_bytes,
-            question_timeout=settings.question_timeout_seconds,
-            max_context_tokens=settings.max_context_tokens,
-        ),
+        limits=Limits.from_settings(settings),
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
     )
     task = asyncio.current_task()

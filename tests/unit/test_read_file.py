@@ -82,7 +82,8 @@ async def test_a_small_limit_is_honoured(ctx: ToolContext, big: Path) -> None:
 async def test_byte_cap_cuts_before_400_lines_and_says_partial(
     ctx: ToolContext, workspace_dir: Path
 ) -> None:
-    (workspace_dir / "wide.txt").write_text("".join(f"{i:04d}" + "x" * 196 + "\n" for i in range(1, 501)))
+    rows = (f"{i:04d}" + "x" * 196 + "\n" for i in range(1, 501))
+    (workspace_dir / "wide.txt").write_text("".join(rows))
     result = await run(ctx, "read_file", {"path": "wide.txt"})
     assert not result.is_error
     lines = numbered(result.content)
@@ -153,7 +154,7 @@ async def test_clean_utf8_has_no_replacement_note(ctx: ToolContext, workspace_di
 
 
 async def test_utf8_bom_is_stripped(ctx: ToolContext, workspace_dir: Path) -> None:
-    (workspace_dir / "bom.txt").write_bytes(codecs.BOM_UTF8 + "first\nsecond\n".encode())
+    (workspace_dir / "bom.txt").write_bytes(codecs.BOM_UTF8 + b"first\nsecond\n")
     result = await run(ctx, "read_file", {"path": "bom.txt"})
     assert numbered(result.content) == [(1, "first"), (2, "second")]
     assert "\ufeff" not in result.content
@@ -217,17 +218,12 @@ def keyfile(workspace_dir: Path) -> Path:
     """Line 1 a token, 2 text, 3–14 a private key block (BEGIN, 10 body lines, END), 15 text."""
     path = workspace_dir / "deploy.py"
     path.write_text(
-        f'TOKEN = "{GITHUB_TOKEN}"\n'
-        "# key below\n"
-        f"{PRIVATE_KEY}\n"
-        "print('after the key')\n"
+        f"TOKEN = \"{GITHUB_TOKEN}\"\n# key below\n{PRIVATE_KEY}\nprint('after the key')\n"
     )
     return path
 
 
-async def test_secrets_are_redacted_and_the_note_says_so(
-    ctx: ToolContext, keyfile: Path
-) -> None:
+async def test_secrets_are_redacted_and_the_note_says_so(ctx: ToolContext, keyfile: Path) -> None:
     result = await run(ctx, "read_file", {"path": "deploy.py"})
     assert not result.is_error
     assert GITHUB_TOKEN not in result.content and "A1b2C3d4" not in result.content
@@ -261,12 +257,42 @@ async def test_key_block_that_starts_above_the_window_does_not_leak(
     assert "redacted" in result.content
 
 
-async def test_window_after_the_key_keeps_its_line_number(
-    ctx: ToolContext, keyfile: Path
-) -> None:
+async def test_window_after_the_key_keeps_its_line_number(ctx: ToolContext, keyfile: Path) -> None:
     result = await run(ctx, "read_file", {"path": "deploy.py", "offset": 14})
     assert numbered(result.content) == [(14, ""), (15, "print('after the key')")]
     assert "Qk9EWQ" not in result.content
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bom"),
+    [
+        ("utf-16-le", codecs.BOM_UTF16_LE),
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+    ],
+)
+async def test_key_block_above_the_window_in_utf16_or_32_does_not_leak(
+    ctx: ToolContext, workspace_dir: Path, encoding: str, bom: bytes
+) -> None:
+    text = f"intro\n{PRIVATE_KEY}\nafter\n"
+    (workspace_dir / "key.txt").write_bytes(bom + text.encode(encoding))
+    result = await run(ctx, "read_file", {"path": "key.txt", "offset": 5, "limit": 3})
+    assert not result.is_error, result.content
+    assert [n for n, _ in numbered(result.content)] == [5, 6, 7]
+    assert "Qk9EWQ" not in result.content and "MIIEow" not in result.content
+    assert "redacted" in result.content
+    tail = await run(ctx, "read_file", {"path": "key.txt", "offset": 13})
+    assert numbered(tail.content) == [(13, ""), (14, "after")]
+
+
+async def test_bom_is_stripped_in_a_file_with_a_key(ctx: ToolContext, workspace_dir: Path) -> None:
+    text = f"intro\n{PRIVATE_KEY}\nafter\n"
+    (workspace_dir / "bom_key.txt").write_bytes(codecs.BOM_UTF8 + text.encode())
+    result = await run(ctx, "read_file", {"path": "bom_key.txt"})
+    lines = dict(numbered(result.content))
+    assert lines[1] == "intro", "no U+FEFF shown on line 1"
+    assert lines[2] == "[REDACTED:private_key]" and lines[14] == "after"
+    assert "\ufeff" not in result.content
 
 
 async def test_unterminated_key_block_is_redacted_to_the_end(

@@ -172,8 +172,13 @@ CASES: list[Case] = [
     _read("dotdot_last", "src/..", "outside_workspace"),
     _read("dotdot_after_dot", "src/./../../outside/canary.txt", "outside_workspace"),
     _read("abs_etc_passwd", "/etc/passwd", "absolute_path"),
-    Case("abs_canary", "read_file", {"path": "{outside}/canary.txt"}, "absolute_path",
-         args_from_layout=True),
+    Case(
+        "abs_canary",
+        "read_file",
+        {"path": "{outside}/canary.txt"},
+        "absolute_path",
+        args_from_layout=True,
+    ),
     _read("abs_double_slash", "//etc/passwd", "absolute_path"),
     _read("tilde", "~/.ssh/id_rsa", "absolute_path"),
     _read("win_drive", "C:\\x", "absolute_path"),
@@ -194,6 +199,8 @@ CASES: list[Case] = [
     _read("overlong_path", LONG_PATH + "x", "invalid_arguments"),
     _read("overlong_name", "n" * 300, "invalid_arguments"),
     _read("trailing_slash_file", "notes.txt/", "invalid_arguments"),
+    _read("trailing_slash_dot_file", "notes.txt/.", "invalid_arguments"),
+    _read("lone_surrogate", "notes\ud800.txt", "invalid_arguments"),
     _read("empty_path", "", "invalid_arguments"),
     _read("dot_path", ".", "invalid_arguments"),
     _read("directory_as_file", "src", "is_directory"),
@@ -239,8 +246,13 @@ CASES: list[Case] = [
     _read("deny_glob", "secrets/db.txt", "sensitive_path", "secrets/db.txt"),
     _read("lanternignore", "hidden.log", "ignored_path", "hidden.log"),
     _read("gitignore", "build/out.txt", "ignored_path", "build/out.txt"),
-    _read("no_read_permission", "locked/secret.txt", "permission_denied", "locked/secret.txt",
-          special="nobody"),
+    _read(
+        "no_read_permission",
+        "locked/secret.txt",
+        "permission_denied",
+        "locked/secret.txt",
+        special="nobody",
+    ),
     # the folder tools take paths too
     Case("list_dotdot", "list_files", {"path": "../outside"}, "outside_workspace"),
     Case("list_absolute", "list_files", {"path": "/tmp"}, "absolute_path"),
@@ -253,11 +265,16 @@ CASES: list[Case] = [
     Case("search_link_folder", "search", {"pattern": "CANARY", "path": "lib"}, "symlink"),
     Case("search_link_file", "search", {"pattern": "CANARY", "path": "out_link.txt"}, "symlink"),
     Case("search_env", "search", {"pattern": "CANARY", "path": ".env"}, "sensitive_path"),
-    Case("search_hardlink", "search", {"pattern": "CANARY", "path": "hard.txt"},
-         "not_regular_file"),
+    Case(
+        "search_hardlink", "search", {"pattern": "CANARY", "path": "hard.txt"}, "not_regular_file"
+    ),
     Case("search_fifo", "search", {"pattern": "CANARY", "path": "fifo"}, "not_regular_file"),
-    Case("search_lanternignored", "search", {"pattern": "CANARY", "path": "hidden.log"},
-         "ignored_path"),
+    Case(
+        "search_lanternignored",
+        "search",
+        {"pattern": "CANARY", "path": "hidden.log"},
+        "ignored_path",
+    ),
 ]
 assert len({c.id for c in CASES}) == len(CASES)
 
@@ -416,9 +433,17 @@ async def run_case(
 def test_the_table_is_big_enough() -> None:
     assert len(CASES) >= 45
     codes = {c.code for c in CASES}
-    assert {"outside_workspace", "absolute_path", "invalid_arguments", "symlink",
-            "not_regular_file", "sensitive_path", "ignored_path", "permission_denied",
-            "is_directory"} <= codes
+    assert {
+        "outside_workspace",
+        "absolute_path",
+        "invalid_arguments",
+        "symlink",
+        "not_regular_file",
+        "sensitive_path",
+        "ignored_path",
+        "permission_denied",
+        "is_directory",
+    } <= codes
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -541,6 +566,26 @@ async def test_an_unreadable_folder_does_not_break_the_folder_tools(
     found = unprivileged.run("search", {"pattern": "anyone"})
     assert not found.is_error, found.content
     assert "readme.txt:1: anyone may read this" in found.content
+
+
+async def test_workspace_root_swapped_for_a_link_after_start(
+    jail_mode: str, layout: Layout, actx: ToolContext
+) -> None:
+    """The root folder itself replaced by a link to the outside: nothing there is served."""
+    layout.ws.rename(layout.tmp / "ws_moved")
+    os.symlink(layout.outside, layout.ws)
+    calls = [
+        ("read_file", {"path": "sub/more.txt"}),  # canary.txt has a hard link: refused anyway
+        ("list_files", {"path": "."}),
+        ("search", {"pattern": "CANAR[Y]"}),
+        ("search", {"pattern": "CANAR[Y]", "path": "sub/more.txt"}),
+        ("list_files", {"path": "sub"}),
+    ]
+    for name, args in calls:
+        result = await run(actx, name, args)
+        assert result.is_error and result.code == "outside_workspace", (name, result.content)
+        assert "more.txt" not in result.content
+        assert_clean(result, layout, f"root-swap {name}")
 
 
 # --- a file swapped after approval -----------------------------------------------------------

@@ -22,6 +22,7 @@ from lantern.agent.prompts import system_prompt
 from lantern.agent.references import Reference, resolve_references
 from lantern.approvals import ApprovalRequest, Decision, prompt_observer
 from lantern.audit import AuditLog
+from lantern.config import Settings
 from lantern.tools.base import Approvals, ToolContext, ToolResult
 from lantern.tools.registry import parse_arguments, run_tool, tool_specs
 from lantern.workspace.errors import ToolError
@@ -50,6 +51,15 @@ class Limits:
     max_tool_output_bytes: int = 262144
     question_timeout: float = 300.0
     max_context_tokens: int = 32000
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Limits:
+        return cls(
+            max_steps=settings.max_steps,
+            max_tool_output_bytes=settings.max_tool_output_bytes,
+            question_timeout=settings.question_timeout_seconds,
+            max_context_tokens=settings.max_context_tokens,
+        )
 
 
 @dataclass
@@ -113,6 +123,7 @@ class _Run:
     calls: list[ToolCallRecord] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     texts: list[str] = field(default_factory=list)
+    streaming: list[str] = field(default_factory=list)  # the reply being streamed now
     tool_bytes: int = 0
     forced: StopReason | None = None
     empty_retried: bool = False
@@ -204,7 +215,7 @@ class Agent:
                 task.uncancel()
             stop = "cancelled"
         if stop in ("timeout", "cancelled", "error"):
-            answer = "".join(run.texts).strip()
+            answer = "".join(run.texts + run.streaming).strip()
             if answer:
                 conv.messages.append({"role": "assistant", "content": answer})
         run.emit({"kind": "status", "status": stop, "message": error.message if error else None})
@@ -260,15 +271,20 @@ class Agent:
         started = time.perf_counter()
         outcome = "ok"
         reply: Reply | None = None
+
+        def on_text(text: str) -> None:
+            run.streaming.append(text)
+            run.emit({"kind": "answerDelta", "text": text})
+
+        def on_retry(why: str) -> None:
+            run.streaming.clear()
+            run.emit({"kind": "status", "status": "retrying", "message": why, "resetAnswer": True})
+
         try:
             reply = await self.model.complete(
-                messages,
-                self._tools if tools else None,
-                on_text=lambda text: run.emit({"kind": "answerDelta", "text": text}),
-                on_retry=lambda why: run.emit(
-                    {"kind": "status", "status": "retrying", "message": why, "resetAnswer": True}
-                ),
+                messages, self._tools if tools else None, on_text=on_text, on_retry=on_retry
             )
+            run.streaming.clear()
             return reply
         except ModelError as exc:
             outcome = f"error:{exc.kind}"

@@ -200,6 +200,10 @@ class ModelClient:
                                 part.arguments.append(tc.function.arguments)
                     if choice.finish_reason:
                         reply.finish_reason = choice.finish_reason
+        except openai.APIConnectionError as exc:  # the SDK wraps transport errors mid-stream
+            raise ModelError(
+                "stream", f"the model's stream broke off ({type(exc.__cause__ or exc).__name__})"
+            ) from None
         except openai.APIError as exc:
             raise self._translate(exc) from None
         except ModelError:

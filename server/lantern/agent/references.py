@@ -210,7 +210,7 @@ class SeenLines:
         ranges = self._ranges.get(_norm(path))
         if not ranges:
             return False
-        i = bisect_right(ranges, (start, end + 1)) - 1
+        i = bisect_right(ranges, start, key=lambda r: r[0]) - 1  # the last range from <= start
         return i >= 0 and ranges[i][0] <= start and end <= ranges[i][1]
 
     def to_json(self) -> list[list[object]]:

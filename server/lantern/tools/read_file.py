@@ -8,6 +8,7 @@ import os
 from lantern.tools.base import Shown, ToolContext, ToolResult, approve
 from lantern.tools.schemas import ReadFileArgs
 from lantern.workspace.errors import ToolError
+from lantern.workspace.roots import Opened, Target, Workspace
 from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, render, window
 
 DESCRIPTION = (
@@ -30,30 +31,53 @@ def _read_capped(fd: int, cap: int) -> bytes:
     return b"".join(chunks)
 
 
-async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-    (target,) = ctx.workspace.targets(args.path, file=True)
-    opened = ctx.workspace.open_checked(target, "file")
-    too_large = ToolError(
+def _too_large(shown: str) -> ToolError:
+    return ToolError(
         "too_large",
-        f"{target.shown} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB; "
+        f"{shown} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB; "
         "use search to find the lines you need",
     )
+
+
+async def _read_open(
+    opened: Opened, offset: int, limit: int, decision: str | None
+) -> ToolResult:
+    """Checks 7–10 on a handle that passed checks 2–6; closes the handle."""
+    shown = opened.target.shown
     try:
-        if opened.stat.st_size > MAX_FILE_BYTES:
-            raise too_large
-        last = args.offset + min(args.limit, MAX_LINES) - 1
-        decision = await approve(ctx, "read_file", opened, lines=(args.offset, last))
         data = await asyncio.to_thread(_read_capped, opened.fd, MAX_FILE_BYTES)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:
-        raise too_large
-    win = window(data, target.shown, args.offset, args.limit)
-    shown = [Shown(target.shown, win.first, win.last)] if win.lines else []
+        raise _too_large(shown)
+    win = window(data, shown, offset, limit)
     return ToolResult(
-        render(win, target.shown),
-        path=target.shown,
+        render(win, shown),
+        path=shown,
         decision=decision,
-        shown=shown,
+        shown=[Shown(shown, win.first, win.last)] if win.lines else [],
         redactions=sum(win.redactions.values()),
     )
+
+
+async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+    (target,) = ctx.workspace.targets(args.path, file=True)
+    opened = ctx.workspace.open_checked(target, "file")
+    try:
+        if opened.stat.st_size > MAX_FILE_BYTES:
+            raise _too_large(target.shown)
+        last = args.offset + min(args.limit, MAX_LINES) - 1
+        decision = await approve(ctx, "read_file", opened, lines=(args.offset, last))
+    except BaseException:
+        opened.close()
+        raise
+    return await _read_open(opened, args.offset, args.limit, decision)
+
+
+async def read_selection(workspace: Workspace, target: Target, start: int, end: int) -> ToolResult:
+    """The user's own selection: every check of the read path except the prompt."""
+    opened = workspace.open_checked(target, "file")
+    if opened.stat.st_size > MAX_FILE_BYTES:
+        opened.close()
+        raise _too_large(target.shown)
+    return await _read_open(opened, start, end - start + 1, "user")

@@ -9,7 +9,6 @@ the handle is then `fstat`-ed and read back through `/proc/self/fd`.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import stat
@@ -49,11 +48,15 @@ class _Openat2:
     def open(self, dir_fd: int, rel: str, flags: int) -> int:
         """Return an fd, or raise OSError; raises `NotImplementedError` if unusable."""
         if self._syscall is None:
+            import ctypes  # only here: it costs ~60 ms of start-up
+
             libc = ctypes.CDLL(None, use_errno=True)
             self._syscall = libc.syscall
         how = struct.pack(
             "QQQ", flags, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
         )
+        import ctypes
+
         fd = int(
             self._syscall(
                 ctypes.c_long(_SYS_OPENAT2),

@@ -63,9 +63,9 @@ def split_path(raw: object, *, field: str = "path", file: bool) -> tuple[str, ..
         )
     if file and raw.strip() in {"", "."}:
         raise ToolError("invalid_arguments", f"{field}: must name a file, e.g. src/app.py")
-    if file and raw.endswith("/"):
+    if file and (raw.endswith("/") or raw.rsplit("/", 1)[-1] == "."):
         raise ToolError(
-            "invalid_arguments", f"{field}: a file path cannot end with '/' ({shown(raw)})"
+            "invalid_arguments", f"{field}: a file path cannot end with '/' or '/.' ({shown(raw)})"
         )
     components = tuple(c for c in raw.split("/") if c not in {"", "."})
     for component in components:

@@ -116,6 +116,18 @@ class Workspace:
             f"{shown_path(str(raw))}: paths start with a workspace folder name ({names})",
         )
 
+    def target_for_abspath(self, path: str) -> Target:
+        """The target for an absolute path from the editor (a URI), if it lies in a root.
+
+        Only the lexical position is used here; the jail still refuses links on open.
+        """
+        absolute = os.path.abspath(path)
+        for root in self.roots:
+            if absolute == root.path or absolute.startswith(root.path.rstrip("/") + "/"):
+                rel = absolute[len(root.path) :].strip("/")
+                return self.targets(self.shown(root, rel.split("/") if rel else ()), file=True)[0]
+        raise ToolError("outside_workspace", "the selected file is outside the workspace folders")
+
     def check_policy(self, target: Target, *, is_dir: bool) -> None:
         """Check 2: denylist, deny globs, then the ignore files."""
         self.policy.check(target.parts, target.shown, is_dir=is_dir)

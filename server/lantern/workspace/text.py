@@ -69,6 +69,13 @@ def _decode(line: bytes | str) -> tuple[str, bool]:
         return line.decode("utf-8", "replace").removesuffix("\r"), True
 
 
+def _join(lines: list[bytes] | list[str]) -> str:
+    """The whole text of split lines (UTF-8 lines decode alone: `\\n` never splits a character)."""
+    return "\n".join(
+        line if isinstance(line, str) else line.decode("utf-8", "replace") for line in lines
+    )
+
+
 def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
     """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
     try:
@@ -85,8 +92,12 @@ def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
             "invalid_arguments",
             f"offset: {shown} has {total} lines; offset {offset} is past the end",
         )
-    if encoding == "utf-8" and any(marker in data for marker in _KEY_MARKERS):
-        whole = redact(data.decode("utf-8", "replace"))
+    # Redact from the split lines, not `data`: a BOM is already stripped there, and the
+    # key markers of a UTF-16/32 file only show up once it is decoded.
+    maybe_key = encoding != "utf-8" or any(marker in data for marker in _KEY_MARKERS)
+    whole_text = _join(raw_lines) if maybe_key else ""
+    if any(marker.decode() in whole_text for marker in _KEY_MARKERS):
+        whole = redact(whole_text)
         raw_lines = whole.text.split("\n")[:total]
         counts = dict(whole.counts)
     else:

@@ -1,0 +1,184 @@
+"""The state a language server keeps between requests, free of any LSP types.
+
+A `Session` owns the workspace folders, the resolved settings, the
+conversations and the approval memory, and answers questions with the same
+agent loop as `lantern ask`. The `lsp/` package only translates JSON-RPC to
+calls on it. The agent stack (openai, pydantic) is imported on first use, so
+the server answers `initialize` quickly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lantern.approvals import Approver, Remembering
+from lantern.config import Settings, load_settings_lenient
+from lantern.workspace.policy import Policy
+from lantern.workspace.roots import Workspace
+
+if TYPE_CHECKING:
+    from lantern.agent.conversation import Conversations
+    from lantern.agent.loop import AskResult, EventSink
+    from lantern.agent.model import ModelClient
+    from lantern.tools.base import Shown
+
+
+class NoWorkspace(Exception):
+    """Asked before any workspace folder was opened."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The editor's file and selection, sent by the user with the question."""
+
+    path: str  # absolute, from the client's URI; must lie inside a workspace folder
+    start_line: int  # 1-based
+    end_line: int
+
+
+def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(low)
+    for key, value in high.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+class Session:
+    def __init__(self, editor: Approver, environ: Mapping[str, str] | None = None) -> None:
+        self.environ = os.environ if environ is None else environ
+        self.folders: list[str] = []
+        self.workspace: Workspace | None = None
+        self._init_options: Mapping[str, Any] = {}
+        self._configuration: Mapping[str, Any] = {}
+        self.settings = Settings()
+        self.approvals = Remembering(editor)
+        self._conversations: Conversations | None = None
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._models: dict[tuple[Any, ...], ModelClient] = {}
+
+    # ---------------------------------------------------------------- configuration
+
+    def set_folders(self, folders: Sequence[str]) -> list[str]:
+        """Use these folders as the jail's roots; returns folders that were skipped."""
+        usable = [f for f in folders if os.path.isdir(f)]
+        self.folders = usable
+        self._rebuild_workspace()
+        return [os.path.basename(f.rstrip("/")) for f in folders if f not in usable]
+
+    def configure(
+        self,
+        *,
+        init_options: Mapping[str, Any] | None = None,
+        configuration: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """Re-resolve settings; returns a message for each bad setting (its default is kept)."""
+        if init_options is not None:
+            self._init_options = init_options
+        if configuration is not None:
+            self._configuration = configuration
+        client = _merge(self._init_options, self._configuration)
+        self.settings, problems = load_settings_lenient(
+            client=client, environ=self.environ, client_source="client settings"
+        )
+        approval = self.settings.approval
+        self.approvals.configure(mode=approval.mode, allow_globs=approval.allow)
+        self._rebuild_workspace()
+        return problems
+
+    def _rebuild_workspace(self) -> None:
+        policy = Policy(self.settings.approval.deny)
+        self.workspace = Workspace(self.folders, policy) if self.folders else None
+
+    # ---------------------------------------------------------------- questions
+
+    @property
+    def conversations(self) -> Conversations:
+        if self._conversations is None:
+            from lantern.agent.conversation import Conversations
+
+            self._conversations = Conversations()
+        return self._conversations
+
+    def reset(self, conversation_id: str) -> bool:
+        self.approvals.forget_conversation(conversation_id)
+        return self.conversations.reset(conversation_id)
+
+    def _model(self) -> ModelClient:
+        from lantern.agent.endpoint import resolve_endpoint
+        from lantern.agent.model import ModelClient
+
+        endpoint = resolve_endpoint(self.settings, self.environ)
+        key = (
+            endpoint.model,
+            endpoint.base_url,
+            endpoint.api_key,
+            self.settings.request_timeout_seconds,
+        )
+        if key not in self._models:
+            self._models[key] = ModelClient(
+                model=endpoint.model,
+                base_url=endpoint.base_url,
+                api_key=endpoint.api_key,
+                request_timeout=self.settings.request_timeout_seconds,
+            )
+        return self._models[key]
+
+    @staticmethod
+    async def _context(workspace: Workspace, selection: Selection) -> tuple[str, list[Shown]]:
+        """The selection as text for the model: jailed and redacted, but not prompted for."""
+        from lantern.tools.read_file import read_selection
+        from lantern.workspace.errors import ToolError
+
+        try:
+            target = workspace.target_for_abspath(selection.path)
+            result = await read_selection(
+                workspace, target, selection.start_line, selection.end_line
+            )
+        except ToolError as exc:
+            return f"[The user tried to share a selection, but it was refused: {exc.message}]", []
+        intro = (
+            "The user selected this code in the editor and sent it with the question "
+            "(their own choice; shown without a tool call):\n"
+        )
+        return intro + result.content, result.shown
+
+    async def ask(
+        self,
+        question: str,
+        *,
+        conversation_id: str | None,
+        selection: Selection | None,
+        on_event: EventSink,
+        on_conversation: Callable[[str], None] | None = None,
+    ) -> AskResult:
+        from lantern.agent.loop import Agent, Limits
+        from lantern.audit import AuditLog
+
+        workspace = self.workspace
+        if workspace is None:
+            raise NoWorkspace("open a folder first: Lantern answers about workspace folders")
+        model = self._model()
+        conv = self.conversations.get_or_create(conversation_id, workspace.key)
+        if on_conversation is not None:
+            on_conversation(conv.id)
+        lock = self._locks.setdefault(conv.id, asyncio.Lock())
+        async with lock:  # one question at a time per conversation
+            context = None
+            if selection is not None:
+                context, shown = await self._context(workspace, selection)
+                conv.seen.add_all(shown)
+            agent = Agent(
+                model=model,
+                workspace=workspace,
+                approvals=self.approvals,
+                limits=Limits.from_settings(self.settings),
+                audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
+            )
+            return await agent.ask(question, conv, on_event, context=context)

@@ -1,0 +1,184 @@
+"""The audit log (DESIGN section 11): one JSON line per tool call, never contents or paths."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.audit import AuditLog
+from lantern.tools.base import Approvals, ToolContext, ToolResult
+from lantern.tools.registry import run_tool
+from lantern.workspace.roots import Workspace
+
+CANARY = "audit-canary-" + "5be1d0"
+
+
+class AlwaysAllow:
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        return Decision.ALLOW_ONCE
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(f"label = '{CANARY}'\nprint(1)\n", "utf-8")
+    (root / ".env").write_text(f"TOKEN={CANARY}\n", "utf-8")
+    return root
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> AuditLog:
+    return AuditLog(tmp_path / "logs" / "audit.jsonl", workspace="ws", workspace_key="k")
+
+
+def records(audit: AuditLog) -> list[dict[str, Any]]:
+    lines = audit.path.read_text("utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def ctx_for(ws: Path, approvals: Approvals, conversation: str = "conv-1") -> ToolContext:
+    return ToolContext(Workspace([ws]), approvals, conversation_id=conversation)
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def test_one_line_per_call_with_every_field(
+    ws: Path, audit: AuditLog, tmp_path: Path
+) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    result = await run_tool("read_file", {"path": "src/app.py"}, ctx, audit)
+    assert CANARY in result.content  # the model saw it; the log must not
+    (record,) = records(audit)
+    assert record["kind"] == "tool"
+    assert record["time"]
+    assert record["workspace"] == "ws"
+    assert record["workspaceHash"] == "k"
+    assert record["conversation"] == "conv-1"
+    assert record["tool"] == "read_file"
+    assert record["path"] == "src/app.py"
+    assert record["decision"] == "auto"
+    assert record["bytes"] == len(result.content.encode("utf-8")) == result.bytes
+    assert record["sha256"] == sha(result.content)
+    assert isinstance(record["ms"], int | float)
+
+
+async def test_decisions(ws: Path, audit: AuditLog, tmp_path: Path) -> None:
+    grants = WorkspaceGrants(tmp_path / "approvals.json")
+    asking = Remembering(AlwaysAllow(), grants=grants)
+    calls: list[tuple[Approvals, str, dict[str, Any]]] = [
+        (Fixed(Decision.ALLOW_ONCE), "list_files", {}),
+        (asking, "read_file", {"path": "src/app.py"}),
+        (asking, "search", {"pattern": "print", "path": "src"}),
+        (Fixed(Decision.DENY), "read_file", {"path": "src/app.py"}),
+        (Fixed(Decision.TIMEOUT), "search", {"pattern": "x"}),
+        (Fixed(Decision.ALLOW_ONCE), "read_file", {"path": ".env"}),
+        (Fixed(Decision.ALLOW_ONCE), "search", {"pattern": "x", "path": ".env"}),
+        (Fixed(Decision.ALLOW_ONCE), "read_file", {"path": "missing.py"}),
+        (Remembering(AlwaysAllow(), grants=grants, mode="workspace"), "list_files", {}),
+    ]
+    results: list[ToolResult] = []
+    for approvals, tool, args in calls:
+        results.append(await run_tool(tool, args, ctx_for(ws, approvals), audit))
+    got = records(audit)
+    assert [(r["tool"], r["path"], r["decision"]) for r in got] == [
+        ("list_files", ".", "auto"),
+        ("read_file", "src/app.py", "user"),
+        ("search", "src", "user"),
+        ("read_file", "src/app.py", "denied"),
+        ("search", ".", "denied"),
+        ("read_file", ".env", "refused:sensitive_path"),
+        ("search", ".env", "refused:sensitive_path"),
+        ("read_file", "missing.py", "refused:not_found"),
+        ("list_files", ".", "auto"),
+    ]
+    for record, result in zip(got, results, strict=True):
+        assert record["bytes"] == result.bytes
+        assert record["sha256"] == sha(result.content)
+
+
+async def test_bad_calls_are_logged_without_unsafe_paths(
+    ws: Path, audit: AuditLog, tmp_path: Path
+) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    outside = str(tmp_path / "elsewhere" / "x.txt")
+    await run_tool("read_file", {"path": outside}, ctx, audit)
+    await run_tool("read_file", {"path": "../ws/src/app.py"}, ctx, audit)
+    await run_tool("read_file", "{not json", ctx, audit)
+    await run_tool("write_file", {"path": "x"}, ctx, audit)
+    await run_tool("search", {"pattern": "("}, ctx, audit)
+    got = records(audit)
+    assert [(r["tool"], r["path"], r["decision"]) for r in got] == [
+        ("read_file", None, "refused:absolute_path"),
+        ("read_file", None, "refused:outside_workspace"),
+        ("read_file", None, "refused:invalid_arguments"),
+        ("write_file", None, "refused:unknown_tool"),
+        ("search", ".", "refused:invalid_arguments"),
+    ]
+    text = audit.path.read_text("utf-8")
+    assert str(tmp_path) not in text
+    assert "elsewhere" not in text
+
+
+async def test_log_never_holds_contents_or_absolute_paths(
+    ws: Path, audit: AuditLog, tmp_path: Path
+) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    for tool, args in [
+        ("read_file", {"path": "src/app.py"}),
+        ("search", {"pattern": "label"}),
+        ("list_files", {"path": "src"}),
+        ("read_file", {"path": ".env"}),
+    ]:
+        result = await run_tool(tool, args, ctx, audit)
+        assert result.bytes > 0
+    text = audit.path.read_text("utf-8")
+    assert CANARY not in text
+    assert "label = " not in text
+    assert "print(1)" not in text
+    assert str(ws) not in text
+    assert str(tmp_path) not in text
+    for record in records(audit):
+        assert record["path"] is None or not record["path"].startswith("/")
+
+
+async def test_concurrent_calls_each_write_a_whole_line(ws: Path, audit: AuditLog) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    await asyncio.gather(
+        *(run_tool("read_file", {"path": "src/app.py"}, ctx, audit) for _ in range(20))
+    )
+    got = records(audit)
+    assert len(got) == 20
+    assert {r["path"] for r in got} == {"src/app.py"}
+
+
+def test_log_file_is_private(audit: AuditLog) -> None:
+    audit.tool_call(
+        conversation="c", tool="list_files", path=".", decision="auto", content="x", ms=1.0
+    )
+    assert audit.path.stat().st_mode & 0o077 == 0
+
+
+def test_model_request_line(audit: AuditLog) -> None:
+    audit.model_request(
+        conversation="c",
+        model="m",
+        prompt_tokens=10,
+        completion_tokens=5,
+        bytes_sent=123,
+        outcome="ok",
+        ms=12.5,
+    )
+    (record,) = records(audit)
+    assert record["kind"] == "model"
+    assert record["promptTokens"] == 10
+    assert record["completionTokens"] == 5
+    assert record["bytes"] == 123
+    assert record["workspaceHash"] == "k"

@@ -1,0 +1,411 @@
+"""Tests for lantern.agent.references: finding citations, checking them, SeenLines."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from lantern.agent.references import (
+    Reference,
+    SeenLines,
+    find_citations,
+    resolve_references,
+)
+from lantern.tools.base import Shown
+from lantern.workspace.roots import Workspace
+
+APP = "".join(f"line {n}\n" for n in range(1, 31))  # 30 lines, "line 30" is 7 chars
+
+
+@pytest.fixture
+def ws_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_text(APP)
+    (folder / "src" / "short.py").write_text("one\ntwo\nthree")  # no final newline
+    (folder / ".env").write_text("TOKEN=x\n")
+    (folder / ".env.example").write_text("TOKEN=\n")
+    (tmp_path / "outside.txt").write_text("secret\n")
+    return folder
+
+
+@pytest.fixture
+def ws(ws_dir: Path) -> Workspace:
+    return Workspace([ws_dir])
+
+
+def resolve(answer: str, ws: Workspace, seen: SeenLines | None = None) -> list[Reference]:
+    return resolve_references(answer, ws, seen or SeenLines())
+
+
+def one(answer: str, ws: Workspace, seen: SeenLines | None = None) -> Reference:
+    refs = resolve(answer, ws, seen)
+    assert len(refs) == 1, refs
+    return refs[0]
+
+
+# --- finding ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "text", "path", "start", "end"),
+    [
+        ("The handler is src/app.py:12 here.", "src/app.py:12", "src/app.py", 12, 12),
+        ("See `src/app.py:12` for it.", "src/app.py:12", "src/app.py", 12, 12),
+        ("It parses (src/app.py:12-20).", "src/app.py:12-20", "src/app.py", 12, 20),
+        ("see src/app.py:3", "src/app.py:3", "src/app.py", 3, 3),
+        ("It ends in src/app.py:3.", "src/app.py:3", "src/app.py", 3, 3),
+        ("At src/app.py:3, then", "src/app.py:3", "src/app.py", 3, 3),
+        ("Here src/app.py:3: the loop", "src/app.py:3", "src/app.py", 3, 3),
+        ("Lines src/app.py:12–20 do it", "src/app.py:12–20", "src/app.py", 12, 20),
+        ("Lines src/app.py:12—20 do it", "src/app.py:12—20", "src/app.py", 12, 20),
+        ("Lines src/app.py:L12-L20 do it", "src/app.py:L12-L20", "src/app.py", 12, 20),
+        ("Line src/app.py:L7 does it", "src/app.py:L7", "src/app.py", 7, 7),
+        ("GitHub src/app.py#L12-L20 style", "src/app.py#L12-L20", "src/app.py", 12, 20),
+        ("GitHub src/app.py#L12 style", "src/app.py#L12", "src/app.py", 12, 12),
+        ("Column src/app.py:12:5 here", "src/app.py:12:5", "src/app.py", 12, 12),
+        ("Reversed src/app.py:20-12 here", "src/app.py:20-12", "src/app.py", 12, 20),
+        ("A [link](src/app.py:12) here", "src/app.py:12", "src/app.py", 12, 12),
+        ("A [src/app.py:12](src/app.py#L12) here", "src/app.py:12", "src/app.py", 12, 12),
+        ("A [app.py](src/app.py#L4-L6) here", "src/app.py#L4-L6", "src/app.py", 4, 6),
+        ("**src/app.py:3**", "src/app.py:3", "src/app.py", 3, 3),
+        ("Relative ./src/app.py:3 too", "./src/app.py:3", "./src/app.py", 3, 3),
+        ("Unicode docs/über_文件.md:3 too", "docs/über_文件.md:3", "docs/über_文件.md", 3, 3),
+        ("Scoped @types/node+x/index.d.ts:9", "@types/node+x/index.d.ts:9", None, 9, 9),
+        ("Dotfile .env:1 here", ".env:1", ".env", 1, 1),
+        ("Makefile-like a/Makefile:2 here", "a/Makefile:2", "a/Makefile", 2, 2),
+    ],
+)
+def test_citation_forms(answer: str, text: str, path: str | None, start: int, end: int) -> None:
+    found = find_citations(answer)
+    assert len(found) == 1, found
+    got_path, got_start, got_end, span = found[0]
+    assert answer[span[0] : span[1]] == text
+    assert got_path == (path if path is not None else text.rsplit(":", 1)[0])
+    assert (got_start, got_end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Serve on http://host:8080 now",
+        "Serve on http://localhost:8080/src/app.py:12 now",
+        "https://github.com/o/r/blob/main/src/app.py#L12",
+        "[app](https://github.com/o/r/blob/main/src/app.py#L12)",
+        "file:///home/u/src/app.py:3",
+        "We met at 12:30 and 10:30:15.",
+        "The ratio 3.14:2 and 1/2:3",
+        "Host 10.0.0.1:8080 answers",
+        "Released in v1.2:3 and 1.2.3:4",
+        "Just 42 and :12 and app:12",
+        "Windows C:/src/app.py:3 and src\\app.py:3",
+        "Not a line src/app.py:12abc or src/app.py:x",
+        "host.com:8080/api and a.py:1.5",
+        "Line number too long src/app.py:1234567890",
+    ],
+)
+def test_not_citations(answer: str) -> None:
+    assert find_citations(answer) == []
+
+
+def test_several_citations_in_order_with_exact_spans() -> None:
+    answer = "First `a.py:1`, then (b/c.ts:2-3) and see d.md#L4. Also [x](e.rs:5)."
+    found = find_citations(answer)
+    assert [answer[s:e] for _, _, _, (s, e) in found] == [
+        "a.py:1",
+        "b/c.ts:2-3",
+        "d.md#L4",
+        "e.rs:5",
+    ]
+    assert [f[3] for f in found] == sorted(f[3] for f in found)
+
+
+def test_markdown_link_label_and_target_give_one_reference(ws: Workspace) -> None:
+    answer = "Open [src/app.py:4-6](src/app.py#L4-L6) now."
+    ref = one(answer, ws)
+    assert answer[ref.span[0] : ref.span[1]] == "src/app.py:4-6"
+    assert (ref.start_line, ref.end_line, ref.verified) == (4, 6, True)
+
+
+# --- verifying -------------------------------------------------------------------------------
+
+
+def test_verified_reference(ws: Workspace, ws_dir: Path) -> None:
+    answer = "The loop is at src/app.py:12-30."
+    ref = one(answer, ws)
+    assert ref.verified
+    assert not ref.seen
+    assert ref.path == "src/app.py"
+    assert ref.uri == (ws_dir / "src" / "app.py").resolve().as_uri()
+    assert ref.to_dict() == {
+        "uri": ref.uri,
+        "range": {"start": {"line": 11, "character": 0}, "end": {"line": 29, "character": 7}},
+        "path": "src/app.py",
+        "startLine": 12,
+        "endLine": 30,
+        "verified": True,
+        "seen": False,
+        "span": [15, 31],
+    }
+    assert answer[15:31] == "src/app.py:12-30"
+    json.dumps(ref.to_dict())
+
+
+def test_last_line_without_newline_counts(ws: Workspace) -> None:
+    ref = one("src/short.py:3", ws)
+    assert ref.verified
+    assert ref.to_dict()["range"] == {
+        "start": {"line": 2, "character": 0},
+        "end": {"line": 2, "character": 5},
+    }
+    assert not one("src/short.py:4", ws).verified
+
+
+@pytest.mark.parametrize(
+    ("answer", "path"),
+    [
+        ("src/missing.py:1", "src/missing.py"),
+        ("src/app.py:31", "src/app.py"),
+        ("src/app.py:29-31", "src/app.py"),
+        ("src/app.py:0", "src/app.py"),
+        ("src/app.py:0-3", "src/app.py"),
+        (".env:1", ".env"),
+        (".ENV:1", ".ENV"),
+        ("../outside.txt:1", "../outside.txt"),
+        ("src/../../outside.txt:1", "src/../../outside.txt"),
+        ("/etc/passwd:1", ""),
+        ("~/notes.txt:1", ""),
+        ("src:1", None),  # a folder
+        ("src/:1", "src/"),
+    ],
+)
+def test_unverified(ws: Workspace, answer: str, path: str | None) -> None:
+    refs = resolve(answer, ws)
+    if path is None:  # `src` has no `.` or `/`: not even a citation
+        assert refs == []
+        return
+    assert len(refs) == 1
+    ref = refs[0]
+    assert not ref.verified
+    assert not ref.seen
+    assert ref.uri is None
+    assert ref.path == path
+    assert ref.to_dict()["uri"] is None
+
+
+def test_folder_citation_is_unverified(ws: Workspace) -> None:
+    ref = one("see src/app.py/:1 and", ws)
+    assert not ref.verified
+
+
+def test_env_template_is_verified(ws: Workspace) -> None:
+    assert one(".env.example:1", ws).verified
+
+
+def test_symlinks_are_never_followed(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
+    (ws_dir / "link.py").symlink_to(ws_dir / "src" / "app.py")
+    (ws_dir / "out.txt").symlink_to(tmp_path / "outside.txt")
+    (ws_dir / "dirlink").symlink_to(ws_dir / "src", target_is_directory=True)
+    refs = resolve("link.py:1, out.txt:1 and dirlink/app.py:1", ws)
+    assert [r.path for r in refs] == ["link.py", "out.txt", "dirlink/app.py"]
+    assert not any(r.verified or r.uri for r in refs)
+
+
+def test_non_regular_files_are_unverified(ws: Workspace, ws_dir: Path) -> None:
+    os.mkfifo(ws_dir / "pipe.txt")
+    ref = one("pipe.txt:1", ws)  # must not hang: opened non-blocking, refused
+    assert not ref.verified
+
+
+def test_hard_link_is_unverified(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
+    os.link(tmp_path / "outside.txt", ws_dir / "hard.txt")
+    assert not one("hard.txt:1", ws).verified
+
+
+def test_ignored_file_is_unverified(ws_dir: Path) -> None:
+    (ws_dir / ".lanternignore").write_text("secret/\n")
+    (ws_dir / "secret").mkdir()
+    (ws_dir / "secret" / "notes.md").write_text("a\n")
+    ws = Workspace([ws_dir])
+    assert not one("secret/notes.md:1", ws).verified
+
+
+def test_binary_file_is_unverified(ws: Workspace, ws_dir: Path) -> None:
+    (ws_dir / "blob.bin").write_bytes(b"a\nb\0c\n")
+    assert not one("blob.bin:1", ws).verified
+
+
+def test_utf16_file_lines_and_utf16_lengths(ws: Workspace, ws_dir: Path) -> None:
+    (ws_dir / "wide.txt").write_text("héllo\r\nwörld 😀\n", encoding="utf-16")
+    ref = one("wide.txt:2", ws)
+    assert ref.verified
+    assert ref.end_character == 8  # the emoji is two UTF-16 code units
+    assert not one("wide.txt:3", ws).verified
+
+
+def test_utf8_bom_and_crlf(ws: Workspace, ws_dir: Path) -> None:
+    (ws_dir / "bom.txt").write_bytes(b"\xef\xbb\xbfab\r\ncd\r\n")
+    assert one("bom.txt:1", ws).end_character == 2
+    assert one("bom.txt:2", ws).end_character == 2
+    assert not one("bom.txt:3", ws).verified
+
+
+def test_empty_file_has_no_lines(ws: Workspace, ws_dir: Path) -> None:
+    (ws_dir / "empty.txt").write_text("")
+    assert not one("empty.txt:1", ws).verified
+
+
+def test_large_file_counts_lines_within_the_cap(ws: Workspace, ws_dir: Path) -> None:
+    line = b"x" * 1023 + b"\n"
+    (ws_dir / "big.log").write_bytes(line * (8 * 1024 + 10))  # 8 MiB + 10 lines
+    refs = resolve("big.log:1 big.log:8192 big.log:8193", ws)
+    assert [r.verified for r in refs] == [True, True, False]
+    assert refs[1].end_character == 1023
+
+
+def test_no_absolute_path_in_path_fields(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
+    answer = (
+        f"src/app.py:1 ./src/app.py:2 {ws_dir}/src/app.py:3 /etc/passwd:1 "
+        f"../outside.txt:1 {tmp_path}/outside.txt:1 ~/x.py:1 src/nope.py:2"
+    )
+    refs = resolve(answer, ws)
+    assert len(refs) == 8
+    for ref in refs:
+        assert not ref.path.startswith(("/", "~"))
+        assert str(tmp_path) not in ref.path
+        d = ref.to_dict()
+        assert str(tmp_path) not in json.dumps({k: v for k, v in d.items() if k != "uri"})
+    assert [r.verified for r in refs] == [True, True, False, False, False, False, False, False]
+
+
+# --- seen ------------------------------------------------------------------------------------
+
+
+def test_seen_and_not_seen(ws: Workspace) -> None:
+    seen = SeenLines()
+    seen.add_all([Shown("src/app.py", 1, 10)])
+    refs = resolve("src/app.py:3, src/app.py:5-10, src/app.py:8-12, src/app.py:20", ws, seen)
+    assert [r.verified for r in refs] == [True] * 4
+    assert [r.seen for r in refs] == [True, True, False, False]
+
+
+def test_seen_merges_adjacent_ranges(ws: Workspace) -> None:
+    seen = SeenLines()
+    seen.add("src/app.py", 1, 5)
+    seen.add("src/app.py", 6, 10)
+    seen.add("src/app.py", 20, 25)
+    ref, gap = resolve("src/app.py:3-9 and src/app.py:9-21", ws, seen)
+    assert ref.seen
+    assert not gap.seen
+    seen.add("src/app.py", 11, 19)
+    assert seen.to_json() == [["src/app.py", 1, 25]]
+    assert one("src/app.py:1-25", ws, seen).seen
+
+
+def test_seen_normalises_dot_slash(ws: Workspace) -> None:
+    seen = SeenLines()
+    seen.add("src/app.py", 1, 5)
+    ref = one("see ./src/app.py:3", ws, seen)
+    assert ref.seen
+    assert ref.path == "src/app.py"
+    seen2 = SeenLines()
+    seen2.add("./src//app.py", 1, 5)
+    assert one("src/app.py:3", ws, seen2).seen
+
+
+def test_seen_requires_verified(ws: Workspace) -> None:
+    seen = SeenLines()
+    seen.add("src/app.py", 1, 100)
+    seen.add("src/missing.py", 1, 100)
+    seen.add(".env", 1, 1)
+    refs = resolve("src/app.py:40 src/missing.py:1 .env:1", ws, seen)
+    assert [r.seen for r in refs] == [False, False, False]
+
+
+def test_seen_lines_unit() -> None:
+    seen = SeenLines()
+    assert not seen
+    assert not seen.covers("a.py", 1, 1)
+    seen.add("a.py", 10, 5)  # reversed
+    seen.add("a.py", 0, 2)  # clamped to 1-2
+    seen.add("a.py", -5, 0)  # nothing
+    assert seen.to_json() == [["a.py", 1, 2], ["a.py", 5, 10]]
+    assert seen.covers("a.py", 1, 2)
+    assert seen.covers("a.py", 10, 5)
+    assert not seen.covers("a.py", 2, 5)
+    assert not seen.covers("a.py", 0, 1)
+    seen.add("a.py", 3, 4)
+    assert seen.to_json() == [["a.py", 1, 10]]
+    seen.add("a.py", 2, 30)
+    assert seen.to_json() == [["a.py", 1, 30]]
+    assert not seen.covers("b.py", 1, 1)
+
+
+def test_seen_lines_json_round_trip() -> None:
+    seen = SeenLines()
+    seen.add_all([Shown("b/x.py", 1, 4), Shown("a.py", 10, 20), Shown("b/x.py", 8, 9)])
+    data = seen.to_json()
+    assert data == [["a.py", 10, 20], ["b/x.py", 1, 4], ["b/x.py", 8, 9]]
+    back = SeenLines.from_json(json.loads(json.dumps(data)))
+    assert back.to_json() == data
+    assert back.covers("b/x.py", 2, 3)
+
+
+def test_seen_lines_from_bad_json_is_lenient() -> None:
+    assert SeenLines.from_json(None).to_json() == []
+    assert SeenLines.from_json({"a": 1}).to_json() == []
+    data: list[object] = [["a.py", 1, 2], ["b.py", True, 3], ["c.py", "1", 2], [1, 2, 3], "x"]
+    assert SeenLines.from_json(data).to_json() == [["a.py", 1, 2]]
+
+
+# --- multi-root ------------------------------------------------------------------------------
+
+
+def test_multi_root(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x.py").write_text("1\n")
+    (b / "x.py").write_text("1\n2\n")
+    ws = Workspace([a, b])
+    seen = SeenLines()
+    seen.add("b/x.py", 1, 2)
+    refs = resolve("See b/x.py:2, a/x.py:2, ./b/x.py:1-2 and x.py:1.", ws, seen)
+    assert [(r.path, r.verified, r.seen) for r in refs] == [
+        ("b/x.py", True, True),
+        ("a/x.py", False, False),
+        ("b/x.py", True, True),
+        ("x.py", False, False),  # no folder name: not a path of this workspace
+    ]
+    assert refs[0].uri == (b / "x.py").resolve().as_uri()
+
+
+# --- size ------------------------------------------------------------------------------------
+
+
+def test_long_answer_with_many_citations(ws: Workspace) -> None:
+    chunk = "In `src/app.py:3-4` and (src/short.py:2), not at 12:30 or http://h:1. "
+    answer = chunk * (200_000 // len(chunk))
+    answer += "x" * 50_000 + "a.b" * 20_000 + "[" * 10_000 + "/" * 10_000
+    refs = resolve(answer, ws)
+    count = 200_000 // len(chunk)
+    assert len(refs) == 2 * count
+    assert all(r.verified for r in refs)
+    assert [r.span for r in refs] == sorted(r.span for r in refs)
+    for ref in refs[:4]:
+        assert answer[ref.span[0] : ref.span[1]] in {"src/app.py:3-4", "src/short.py:2"}
+
+
+def test_pathological_inputs_stay_linear() -> None:
+    for answer in (
+        "a" * 100_000 + ":",
+        "a." * 50_000 + "#",
+        "](" * 50_000,
+        "[a](" * 30_000,
+        "http://" + "a" * 100_000,
+        "a:" * 50_000,
+        "ab" * 50_000 + "://",
+    ):
+        assert find_citations(answer) == []
