@@ -41,7 +41,7 @@ from lantern.workspace.roots import Workspace
 
 HERE = Path(__file__).resolve().parent
 SEED = 20240611
-GENERATOR_VERSION = 2  # bump when the tree's shape changes, so old caches are not reused
+GENERATOR_VERSION = 3  # bump when the tree's shape changes, so old caches are not reused
 
 LITERAL = "needle_retry_budget"
 REGEX = r"def handle_\w+_request"
@@ -57,6 +57,8 @@ BUILD_FILES = 250
 
 # --- the synthetic tree ------------------------------------------------------------------
 
+# "key" and "token" are here so that, as in real code, some lines go through the
+# secret-redaction checks that read_file and search run on what they show.
 _WORD_TEXT = (
     "account address agent alias allocate apply archive array asset attach audit backend "
     "balance batch bind block bucket buffer builder bundle cache callback cancel capture "
@@ -64,7 +66,7 @@ _WORD_TEXT = (
     "config connect context counter cursor daemon decode default delta deploy detect device "
     "digest dispatch document domain draft driver emit encode engine entry event export "
     "extract factory feature fetch field filter flush format frame gateway graph group guard "
-    "header health hook index inline input insert invoice issue item job journal kernel label "
+    "header health hook index inline input insert invoice issue item job journal kernel key label "
     "layer layout ledger limit listener loader local lookup manifest mapper marker matrix "
     "merge message metric module monitor mount native node notify object offset option order "
     "output packet page parse partition patch payload peer pipeline plugin policy pool port "
@@ -72,7 +74,7 @@ _WORD_TEXT = (
     "reducer region registry release render replica report resolve resource result route "
     "runner sample scalar schema scope segment select sender session shard signal snapshot "
     "socket source span stage state status storage stream subject summary switch symbol sync "
-    "table target task tenant thread timer topic trace tracker transform tree trigger tuple "
+    "table target task tenant thread timer token topic trace tracker transform tree trigger tuple "
     "update upload user validate value vector version view visit volume watch widget window "
     "worker writer"
 )

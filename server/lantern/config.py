@@ -235,8 +235,9 @@ SETTING_NAMES: tuple[str, ...] = (
 )
 
 #: Top-level keys that are silently ignored: VS Code's language client keeps its
-#: own ``lantern.trace.server`` setting in the same configuration section.
-_IGNORED_TOP_LEVEL = frozenset({"trace"})
+#: own ``lantern.trace.server`` setting in the same configuration section, and the
+#: extension's ``lantern.server.command`` (how to start the server) is not the server's.
+_IGNORED_TOP_LEVEL = frozenset({"trace", "server"})
 
 
 # --------------------------------------------------------------------------- parsing

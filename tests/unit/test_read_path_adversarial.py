@@ -23,12 +23,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
+from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.workspace import jail
 from lantern.workspace.policy import Policy
@@ -156,7 +156,7 @@ class Case:
     hidden: tuple[str, ...] = ()
     # "fifo_writer": a writer holds fifo_w open; "nobody": run without root's rights.
     special: str = ""
-    args_from_layout: bool = field(default=False)
+    args_from_layout: bool = False  # args hold `{outside}`, filled in from the layout
 
 
 def _read(id: str, path: str, code: str, *hidden: str, special: str = "") -> Case:
@@ -299,8 +299,6 @@ def layout(tmp_path: Path) -> Layout:
 
 @pytest.fixture
 def actx(layout: Layout) -> ToolContext:
-    from lantern.approvals import Fixed
-
     workspace = Workspace([layout.ws], Policy(["secrets/**"]))
     return ToolContext(workspace, Fixed(Decision.ALLOW_ONCE))
 
@@ -550,13 +548,6 @@ async def test_unprivileged_run_can_read_the_readable_file(unprivileged: Unprivi
         assert stat.S_IMODE((unprivileged.ws / "locked").stat().st_mode) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/list_files.py and tools/search.py treat ripgrep's exit status 2 (some "
-    "folder could not be read; messages suppressed by --no-messages) as a usage error and "
-    "answer `invalid_arguments` with the text 'glob: ' / 'pattern: ' instead of the files "
-    "that could be read",
-)
 async def test_an_unreadable_folder_does_not_break_the_folder_tools(
     unprivileged: Unprivileged,
 ) -> None:

@@ -33,6 +33,7 @@ log = logging.getLogger("lantern.lsp")
 ASK = "lantern/ask"
 RESET = "lantern/resetConversation"
 EVENT = "lantern/event"
+INFO = "lantern/info"  # not in DESIGN section 8: lets an editor show the model and the audit log
 
 
 def plain(value: Any) -> Any:
@@ -153,6 +154,16 @@ def build_server() -> LanternServer:
         if not isinstance(conversation_id, str):
             raise JsonRpcInvalidParams("conversationId must be a string")
         return {"reset": ls.session.reset(conversation_id)}
+
+    @server.feature(INFO)
+    def info(ls: LanternServer, params: Any) -> dict[str, Any]:
+        from lantern.audit import audit_path
+
+        return {
+            "version": __version__,
+            "model": ls.session.settings.model,
+            "auditLog": str(audit_path()),
+        }
 
     @server.feature(ASK)
     async def ask(ls: LanternServer, params: Any) -> dict[str, Any]:

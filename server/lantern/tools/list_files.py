@@ -20,7 +20,8 @@ async def _list(opened: Opened, ctx: ToolContext, glob: str | None) -> list[str]
     args = ["--files", *ripgrep.COMMON_FLAGS, *ripgrep.policy_flags(ctx.workspace, glob)]
     proc = await ripgrep.start(args, opened)
     stdout, stderr = await proc.communicate()
-    if proc.returncode not in (0, 1):
+    # With --no-messages an unreadable folder makes rg exit 2 silently: keep what it listed.
+    if proc.returncode not in (0, 1) and stderr.strip():
         raise ripgrep.usage_error(stderr, "glob", [r.path for r in ctx.workspace.roots])
     return sorted(ripgrep.relative(p) for p in stdout.decode("utf-8", "replace").splitlines())
 

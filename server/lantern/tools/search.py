@@ -74,8 +74,9 @@ async def _matches(
             found.append((shown, int(number or 0), text.decode("utf-8", "replace")))
         if not more:
             await proc.wait()
-            if proc.returncode not in (0, 1):
-                stderr = await proc.stderr.read()
+            stderr = await proc.stderr.read()
+            # Exit 2 without a message is an unreadable folder (--no-messages): keep the matches.
+            if proc.returncode not in (0, 1) and stderr.strip():
                 raise ripgrep.usage_error(stderr, "pattern", [r.path for r in ctx.workspace.roots])
     finally:
         if check is not None:

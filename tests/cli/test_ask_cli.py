@@ -1,0 +1,725 @@
+"""`lantern ask` end to end: a real subprocess, a real workspace, a scripted model server.
+
+What is asserted is what a user (or a script driving the CLI) notices: the
+exit code, the one JSON object on stdout, the message on stderr, and what the
+model was sent (the requests the fake server recorded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI, Turn
+
+if TYPE_CHECKING:
+    from tests.cli.conftest import Lantern, Project
+
+EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
+Q = "Where is the greeting built?"
+USAGE = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
+    return {"id": call_id, "name": name, "arguments": arguments}
+
+
+def read(call_id: str, path: str, **extra: Any) -> dict[str, Any]:
+    return call(call_id, "read_file", {"path": path, **extra})
+
+
+def tool_message(request: dict[str, Any], call_id: str) -> dict[str, Any] | None:
+    for message in request["messages"]:
+        if message.get("role") == "tool" and message.get("tool_call_id") == call_id:
+            return message
+    return None
+
+
+def assistant_calls(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        c for m in request["messages"] if m.get("role") == "assistant" for c in m.get("tool_calls") or ()
+    ]
+
+
+def closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --- answers -------------------------------------------------------------------------------
+
+
+def test_multi_step_answer_with_checked_references(fake: FakeOpenAI, lantern: Lantern) -> None:
+    answer = (
+        "`greet` builds it at src/util.py:1-2, called from src/app.py:8; "
+        "the entry point is at src/app.py:12-13, and src/missing.py:3 does not exist."
+    )
+    fake.add_turns(
+        [
+            Turn(tool_calls=[call("s1", "search", {"pattern": "def greet"})], usage=USAGE),
+            Turn(
+                content="Reading both files.",
+                tool_calls=[read("r1", "src/util.py"), read("r2", "src/app.py", offset=1, limit=9)],
+                usage=USAGE,
+            ),
+            Turn(content=answer, usage=USAGE),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    out = run.json
+    assert out["stopReason"] == "done"
+    assert out["answer"] == answer
+    assert out["usage"] == {"promptTokens": 300, "completionTokens": 15}
+    assert [(c["id"], c["name"], c["status"]) for c in out["toolCalls"]] == [
+        ("s1", "search", "done"),
+        ("r1", "read_file", "done"),
+        ("r2", "read_file", "done"),
+    ]
+    assert all(c["bytes"] > 0 and "code" not in c for c in out["toolCalls"])
+
+    refs = {answer[r["span"][0] : r["span"][1]]: r for r in out["references"]}
+    assert list(refs) == [
+        "src/util.py:1-2",
+        "src/app.py:8",
+        "src/app.py:12-13",
+        "src/missing.py:3",
+    ]
+    util, app8, app12, missing = refs.values()
+    assert (util["path"], util["startLine"], util["endLine"]) == ("src/util.py", 1, 2)
+    assert util["verified"] and util["seen"]  # whole file was read
+    assert app8["verified"] and app8["seen"]  # lines 1-9 were read
+    assert app12["verified"] and not app12["seen"]  # exists, never shown to the model
+    assert not missing["verified"] and not missing["seen"] and missing["path"] == "src/missing.py"
+    assert util["uri"].endswith("/proj/src/util.py")
+
+    # Tool activity goes to stderr, one line per call, never to stdout.
+    assert "search pattern='def greet'" in run.stderr
+    assert "read_file src/util.py" in run.stderr and "done" in run.stderr
+
+    chats = fake.chat_requests()
+    assert len(chats) == 3
+    last = chats[-1]
+    assert [m["role"] for m in last["messages"]][1:] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "tool",
+    ]
+    assert "def greet" in tool_message(last, "r1")["content"]  # type: ignore[index]
+    assert all(c["stream"] is True and c["model"] == "fake-model" for c in chats)
+
+
+def test_text_output_lists_references(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(tool_calls=[read("r1", "src/util.py")]),
+            Turn(content="See src/util.py:2 and nowhere.py:4."),
+        ]
+    )
+    run = lantern.ask(Q, as_json=False)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.stdout.startswith("See src/util.py:2 and nowhere.py:4.\n")
+    assert "References:" in run.stdout
+    assert "src/util.py:2 (verified, seen)" in run.stdout
+    assert "nowhere.py:4 (unverified)" in run.stdout
+
+
+def test_follow_up_through_conversation_file(
+    fake: FakeOpenAI, lantern: Lantern, project: Project
+) -> None:
+    conv = project.tmp / "conv.json"
+    fake.add_turns(
+        [
+            Turn(tool_calls=[read("r1", "src/util.py")]),
+            Turn(content="greet is defined at src/util.py:1."),
+            Turn(content="It returns a formatted string, see src/util.py:2."),
+        ]
+    )
+    first = lantern.ask("Where is greet?", "--conversation-file", str(conv))
+    assert first.rc == EXIT_OK, first.stderr
+    assert conv.exists()
+    second = lantern.ask("What does it return?", "--conversation-file", str(conv))
+    assert second.rc == EXIT_OK, second.stderr
+    out = second.json
+    assert out["conversationId"] == first.json["conversationId"]
+    # Lines read in the first question still count as seen in the follow-up.
+    assert out["references"][0]["seen"] is True
+
+    follow_up = fake.chat_requests()[-1]["messages"]
+    contents = [m.get("content") for m in follow_up]
+    assert "Where is greet?" in contents
+    assert "greet is defined at src/util.py:1." in contents
+    assert contents[-1] == "What does it return?"
+    assert tool_message({"messages": follow_up}, "r1") is not None
+    assert sum(1 for m in follow_up if m["role"] == "system") == 1
+
+
+def test_conversation_file_of_another_workspace_is_refused(
+    fake: FakeOpenAI, lantern: Lantern, project: Project
+) -> None:
+    conv = project.tmp / "conv.json"
+    fake.add_turns([Turn(content="first")])
+    assert lantern.ask("q", "--conversation-file", str(conv)).rc == EXIT_OK
+    other = project.tmp / "other"
+    other.mkdir()
+    run = lantern.ask("q", "--conversation-file", str(conv), workspace=other)
+    assert run.rc == EXIT_USAGE
+    assert "another workspace" in run.stderr
+    assert run.stdout == ""
+
+
+# --- endpoint faults -----------------------------------------------------------------------
+
+
+def test_rate_limited_once_then_answered(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=429, headers={"Retry-After": "0.1"}), Turn(content="Answer.")])
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["answer"] == "Answer."
+    assert len(fake.chat_requests()) == 2
+
+
+def test_rate_limited_says_so_with_the_wait(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=429, headers={"Retry-After": "0.1"})] * 3)
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_MODEL
+    assert "429" in run.stderr and "rate limit" in run.stderr
+    assert "retry after 0.1 s" in run.stderr
+    out = run.json
+    assert out["stopReason"] == "error" and "429" in out["error"]
+    assert len(fake.chat_requests()) == 3  # the SDK's own two retries, then give up
+
+
+def test_server_error_500(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=500)] * 3)
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_MODEL
+    assert "answered 500" in run.stderr
+    assert run.json["stopReason"] == "error"
+
+
+def test_server_error_500_once_is_retried(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=500), Turn(content="Answer after a retry.")])
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["answer"] == "Answer after a retry."
+
+
+def test_wrong_api_key_401(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=401)])
+    run = lantern.ask(Q, "--api-key", "sk-wrong-key-1234567890")
+    assert run.rc == EXIT_MODEL
+    assert "API key" in run.stderr and "401" in run.stderr
+    assert "--api-key" in run.stderr or "LANTERN_API_KEY" in run.stderr
+    assert "sk-wrong-key-1234567890" not in run.stderr + run.stdout
+    assert len(fake.chat_requests()) == 1  # a wrong key is not retried
+
+
+def test_unknown_model_404(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(status=404)])
+    run = lantern.ask(Q, model="no-such-model")
+    assert run.rc == EXIT_MODEL
+    assert "'no-such-model'" in run.stderr and "404" in run.stderr
+    assert "--model" in run.stderr
+
+
+def test_context_too_long(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(
+                status=400,
+                error_message="This model's maximum context length is 8192 tokens. "
+                "However, your messages resulted in 9001 tokens.",
+            )
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_MODEL
+    assert "context window" in run.stderr
+    assert "maxContextTokens" in run.stderr or "new conversation" in run.stderr
+
+
+def test_unreachable_endpoint(lantern: Lantern) -> None:
+    port = closed_port()
+    run = lantern.ask(Q, base_url=f"http://127.0.0.1:{port}/v1", timeout=30)
+    assert run.rc == EXIT_MODEL
+    assert "cannot reach" in run.stderr and f"127.0.0.1:{port}" in run.stderr
+    assert run.json["stopReason"] == "error"
+
+
+def test_hang_before_first_byte_times_out(fake: FakeOpenAI, lantern: Lantern) -> None:
+    lantern.config("requestTimeoutSeconds = 1\n")
+    fake.add_turns([Turn(fault="hang")] * 3)
+    run = lantern.ask(Q, timeout=30)
+    assert run.rc == EXIT_MODEL
+    assert "requestTimeoutSeconds" in run.stderr
+    assert run.seconds < 15
+
+
+def test_stream_cut_mid_reply_is_retried_once(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(content="A long answer that will be cut off halfway through", fault="cut"),
+            Turn(content="The whole answer."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["answer"] == "The whole answer."  # nothing of the cut attempt
+    assert "retrying" in run.stderr
+    chats = fake.chat_requests()
+    assert len(chats) == 2
+    assert chats[0]["messages"] == chats[1]["messages"]
+
+
+def test_stream_cut_twice_is_an_error(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(content="cut off in the middle of it all", fault="cut")] * 3)
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_MODEL
+    assert "stream" in run.stderr
+    assert run.json["stopReason"] == "error"
+    assert len(fake.chat_requests()) == 2  # retried at most once
+
+
+def test_stream_stall_ends_in_bounded_time(fake: FakeOpenAI, lantern: Lantern) -> None:
+    lantern.config("requestTimeoutSeconds = 1\n")
+    fake.add_turns([Turn(content="starts and then never finishes", fault="stall")] * 3)
+    run = lantern.ask(Q, timeout=30)
+    assert run.rc == EXIT_MODEL
+    assert run.seconds < 15
+    assert "requestTimeoutSeconds" in run.stderr or "stalled" in run.stderr
+
+
+# --- what the model gets wrong -------------------------------------------------------------
+
+
+def test_malformed_tool_arguments(fake: FakeOpenAI, lantern: Lantern) -> None:
+    broken = '{"path": "src/app.py", "offset": '
+    fake.add_turns(
+        [
+            Turn(tool_calls=[call("bad1", "read_file", broken)]),
+            Turn(content="Sorry, done."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    (record,) = run.json["toolCalls"]
+    assert record["id"] == "bad1" and record["code"] == "invalid_arguments"
+    assert record["status"] == "error"
+
+    follow = fake.chat_requests()[1]
+    (stub,) = assistant_calls(follow)
+    assert stub["id"] == "bad1" and stub["function"]["arguments"] == "{}"
+    assert broken not in json.dumps(follow)
+    message = tool_message(follow, "bad1")
+    assert message is not None and "not valid JSON" in message["content"]
+
+
+def test_finish_reason_length_never_runs_the_cut_call(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(
+                content="Let me read",
+                tool_calls=[call("cut1", "read_file", '{"path": "src/ap')],
+                finish_reason="length",
+            ),
+            Turn(content="Answering directly."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["toolCalls"] == []
+    follow = fake.chat_requests()[1]
+    assert tool_message(follow, "cut1") is None
+    assert assistant_calls(follow) == []
+    assert "reached the output limit" in follow["messages"][-1]["content"]
+    assert "tools" in follow  # the model may still call tools, smaller ones
+
+
+def test_empty_reply_is_retried_once(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(content=""), Turn(content="Now an answer.")])
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["answer"] == "Now an answer."
+    chats = fake.chat_requests()
+    assert len(chats) == 2
+    assert "empty" in chats[1]["messages"][-1]["content"]
+
+
+def test_empty_reply_twice_is_an_error(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(content="")] * 3)
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_MODEL
+    assert run.json["stopReason"] == "error"
+    assert "empty" in run.stderr
+    assert len(fake.chat_requests()) == 2
+
+
+def test_unknown_tool(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(tool_calls=[call("u1", "write_file", {"path": "src/app.py", "text": "x"})]),
+            Turn(content="I can only read."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    (record,) = run.json["toolCalls"]
+    assert record["code"] == "unknown_tool" and record["status"] == "error"
+    message = tool_message(fake.chat_requests()[1], "u1")
+    assert message is not None and "read_file" in message["content"]
+    assert "def main" in (Path(lantern.project.root) / "src/app.py").read_text()  # untouched
+
+
+def test_many_parallel_calls_one_tool_message_each(fake: FakeOpenAI, lantern: Lantern) -> None:
+    calls = [read(f"p{i}", "notes.txt", offset=i * 5 + 1, limit=2) for i in range(6)]
+    calls += [call("s1", "search", {"pattern": "greet"}), call("l1", "list_files", {})]
+    fake.add_turns([Turn(tool_calls=calls, interleave_tool_calls=True), Turn(content="Done.")])
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    ids = [c["id"] for c in calls]
+    out = run.json
+    assert [c["id"] for c in out["toolCalls"]] == ids
+    assert all(c["status"] == "done" for c in out["toolCalls"])
+
+    messages = fake.chat_requests()[1]["messages"]
+    at = next(i for i, m in enumerate(messages) if m.get("tool_calls"))
+    assert [c["id"] for c in messages[at]["tool_calls"]] == ids
+    following = messages[at + 1 : at + 1 + len(ids)]
+    assert [m["role"] for m in following] == ["tool"] * len(ids)
+    assert [m["tool_call_id"] for m in following] == ids
+    for i in range(6):  # each read got its own window back
+        assert f"note {i * 5 + 1:03d}" in following[i]["content"]
+    assert "src/util.py" in following[6]["content"]
+
+
+def test_repeated_identical_call_is_answered_from_history(
+    fake: FakeOpenAI, lantern: Lantern
+) -> None:
+    fake.add_turns(
+        [
+            Turn(tool_calls=[read("r1", "src/util.py")]),
+            Turn(tool_calls=[read("r2", "src/util.py")]),
+            Turn(content="Done."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    message = tool_message(fake.chat_requests()[2], "r2")
+    assert message is not None
+    assert "already returned above" in message["content"] and "r1" in message["content"]
+    assert "def greet" not in message["content"]
+
+
+# --- limits --------------------------------------------------------------------------------
+
+
+def test_max_steps(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns(
+        [
+            Turn(content=f"Step {i}.", tool_calls=[call(f"s{i}", "search", {"pattern": f"x{i}"})])
+            for i in range(5)
+        ]
+    )
+    run = lantern.ask(Q, "--max-steps", "2")
+    assert run.rc == EXIT_LIMIT
+    out = run.json
+    assert out["stopReason"] == "max_steps"
+    assert out["answer"]  # the best partial answer
+    assert "maxSteps" in run.stderr
+    chats = fake.chat_requests()
+    assert len(chats) == 2
+    assert "tools" in chats[0] and "tools" not in chats[1]
+    assert [c["id"] for c in out["toolCalls"]] == ["s0"]  # the last reply's call never ran
+
+
+def test_tool_output_budget(fake: FakeOpenAI, lantern: Lantern) -> None:
+    lantern.config("maxToolOutputBytes = 300\n")
+    fake.add_turns(
+        [
+            Turn(tool_calls=[read("b1", "notes.txt")]),
+            Turn(content="From what I could see: nothing."),
+            Turn(content="(not used)"),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_LIMIT
+    out = run.json
+    assert out["stopReason"] == "budget"
+    assert out["answer"] == "From what I could see: nothing."
+    assert out["toolCalls"][0]["code"] == "too_large"
+    assert "maxToolOutputBytes" in run.stderr
+    chats = fake.chat_requests()
+    assert len(chats) == 2 and "tools" not in chats[1]
+    assert "note 001" not in json.dumps(chats[1])  # the content over budget was not sent
+    assert "budget" in tool_message(chats[1], "b1")["content"]  # type: ignore[index]
+
+
+def test_question_timeout_returns_partial_answer(fake: FakeOpenAI, lantern: Lantern) -> None:
+    lantern.config("questionTimeoutSeconds = 1.5\n")
+    fake.add_turns([Turn(content="slowly " * 200, chunk_delay=0.05)])
+    run = lantern.ask(Q, timeout=30)
+    assert run.rc == EXIT_LIMIT
+    out = run.json
+    assert out["stopReason"] == "timeout"
+    assert out["answer"].startswith("slowly slowly")  # what streamed before the limit
+    assert len(out["answer"]) < len("slowly " * 200)
+    assert "questionTimeoutSeconds" in run.stderr
+    assert run.seconds < 15
+
+
+def test_sigint_cancels_with_partial_answer(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(content="word " * 100, chunk_delay=0.1)])
+    proc = lantern.popen(Q)
+    try:
+        deadline = time.monotonic() + 20
+        while not fake.chat_requests() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert fake.chat_requests(), "lantern never asked the model"
+        time.sleep(0.8)  # a few chunks have streamed by now
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert time.monotonic() - sent < 5
+    assert proc.returncode in (EXIT_INTERRUPTED, EXIT_LIMIT), stderr
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert out["stopReason"] == "cancelled"
+    assert out["answer"].startswith("word word")
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+
+
+# --- approvals -----------------------------------------------------------------------------
+
+
+def test_approve_deny(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="Could not read.")])
+    run = lantern.ask(Q, approve="deny")
+    assert run.rc == EXIT_OK, run.stderr
+    (record,) = run.json["toolCalls"]
+    assert record["code"] == "denied_by_user" and record["status"] == "denied"
+    message = tool_message(fake.chat_requests()[1], "r1")
+    assert message is not None and "def greet" not in message["content"]
+
+
+def test_approve_ask_without_a_terminal_denies(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="Could not read.")])
+    run = lantern.ask(Q, approve=None)  # the default is --approve ask
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["toolCalls"][0]["code"] == "denied_by_user"
+    assert "no terminal" in run.stderr and "--approve allow" in run.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
+def test_approve_on_a_terminal(fake: FakeOpenAI, lantern: Lantern) -> None:
+    import pty
+
+    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="Read it.")])
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            lantern.command(Q, approve="ask"),
+            env=lantern.env,
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        os.close(slave)
+        slave = -1
+        os.write(master, b"a\n")
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    assert proc.returncode == EXIT_OK, stderr
+    assert "Lantern wants to read src/util.py" in stderr
+    assert json.loads(stdout)["toolCalls"][0]["status"] == "done"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
+def test_sigint_at_the_approval_prompt_exits_promptly(fake: FakeOpenAI, lantern: Lantern) -> None:
+    import pty
+
+    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="unused")])
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        lantern.command(Q, approve="ask"),
+        env=lantern.env,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(slave)
+    try:
+        deadline = time.monotonic() + 20
+        # The prompt is on screen once the model's tool call has come back.
+        while len(fake.requests) < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=10)  # no Enter needed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        os.close(master)
+    assert proc.returncode in (EXIT_INTERRUPTED, EXIT_LIMIT), stderr
+    assert json.loads(stdout)["stopReason"] == "cancelled"
+
+
+# --- choosing a model ----------------------------------------------------------------------
+
+
+def test_no_model_configured(lantern: Lantern, fake: FakeOpenAI) -> None:
+    run = lantern.ask(Q, base_url=None, model=None)
+    assert run.rc == EXIT_USAGE
+    assert run.stdout == ""
+    assert "no model is configured" in run.stderr
+    assert "OpenAI" in run.stderr and "Ollama" in run.stderr
+    assert "--model" in run.stderr and "--base-url" in run.stderr
+    assert fake.requests == []
+
+
+def test_key_without_model_says_to_name_one(lantern: Lantern) -> None:
+    lantern.env["LANTERN_API_KEY"] = "sk-test-not-a-real-key"
+    run = lantern.ask(Q, base_url=None, model=None)
+    assert run.rc == EXIT_USAGE
+    assert "--model" in run.stderr and "LANTERN_MODEL" in run.stderr
+    assert "sk-test-not-a-real-key" not in run.stderr
+
+
+def test_uses_a_running_ollama(lantern: Lantern, project: Project) -> None:
+    with FakeOpenAI([Turn(content="Hi from Ollama.")], models=["qwen-fake", "other"]) as ollama:
+        lantern.env["OLLAMA_HOST"] = f"127.0.0.1:{ollama.port}"
+        run = lantern.ask(Q, base_url=None, model=None)
+        chats = ollama.chat_requests()
+    assert run.rc == EXIT_OK, run.stderr
+    assert run.json["answer"] == "Hi from Ollama."
+    assert "Ollama" in run.stderr and "'qwen-fake'" in run.stderr
+    assert [c["model"] for c in chats] == ["qwen-fake"]
+
+
+def test_environment_settings_are_used(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(content="From the environment.")])
+    lantern.env["LANTERN_BASE_URL"] = fake.base_url
+    lantern.env["LANTERN_MODEL"] = "env-model"
+    lantern.env["LANTERN_API_KEY"] = "sk-env-key"
+    run = lantern.ask(Q, base_url=None, model=None)
+    assert run.rc == EXIT_OK, run.stderr
+    assert fake.chat_requests()[0]["model"] == "env-model"
+    assert fake.requests[0].headers["authorization"] == "Bearer sk-env-key"
+
+
+# --- what the model may never see ----------------------------------------------------------
+
+
+def test_no_canary_or_absolute_path_reaches_the_model(
+    fake: FakeOpenAI, lantern: Lantern, project: Project
+) -> None:
+    root = project.root
+    fake.add_turns(
+        [
+            Turn(
+                tool_calls=[
+                    read("c1", ".env"),
+                    read("c2", "../outside/canary.txt"),
+                    read("c3", "link.txt"),
+                    read("c4", "env-link.txt"),
+                    read("c5", "deploy.key"),
+                    call("c8", "search", {"pattern": "CANARY"}),
+                    call("c9", "list_files", {"path": "."}),
+                    call("c10", "search", {"pattern": "CANARY", "path": ".."}),
+                ]
+            ),
+            Turn(
+                tool_calls=[
+                    read("d1", "src/app.py"),
+                    read("d2", "nope/missing.py"),
+                    read("d3", "src"),
+                ]
+            ),
+            Turn(content="Nothing secret here; see src/app.py:1 and /etc/passwd:1."),
+        ]
+    )
+    run = lantern.ask(f"{Q} Also show me the .env file.")
+    assert run.rc == EXIT_OK, run.stderr
+    codes = {c["id"]: c.get("code") for c in run.json["toolCalls"]}
+    assert codes["c1"] == "sensitive_path"
+    assert codes["c2"] == "outside_workspace"
+    assert codes["c3"] == "symlink" and codes["c4"] == "symlink"
+    assert codes["c5"] == "sensitive_path"
+    assert codes["c8"] is None and codes["c9"] is None  # ran, but found no secrets
+    refs = run.json["references"]
+    assert [r["verified"] for r in refs] == [True, False]
+    assert refs[1]["path"] == ""  # an absolute citation never carries its path
+
+    forbidden = [*project.canaries, str(project.tmp), os.path.realpath(project.tmp)]
+    forbidden += [str(root), os.path.realpath(root)]
+    bodies = [r.raw for r in fake.requests]
+    assert len(fake.chat_requests()) == 3
+    for body in bodies:
+        for secret in forbidden:
+            assert secret not in body
+            assert json.dumps(secret)[1:-1] not in body
+    # ...and nothing of the kind was printed either, apart from the file links.
+    assert not any(c in run.stdout + run.stderr for c in project.canaries)
+
+
+def test_absolute_paths_are_refused_without_echo(
+    fake: FakeOpenAI, lantern: Lantern, project: Project
+) -> None:
+    outside = str(project.outside / "canary.txt")
+    inside = str(project.root / "src" / "util.py")
+    fake.add_turns(
+        [
+            Turn(tool_calls=[read("a1", outside), read("a2", inside)]),
+            Turn(content="Absolute paths are not allowed."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert run.rc == EXIT_OK, run.stderr
+    assert [c.get("code") for c in run.json["toolCalls"]] == ["absolute_path", "absolute_path"]
+    follow = fake.chat_requests()[1]
+    for call_id in ("a1", "a2"):
+        content = tool_message(follow, call_id)["content"]  # type: ignore[index]
+        assert str(project.tmp) not in content and "relative" in content
+    assert project.canaries[1] not in json.dumps(follow)
+    assert "def greet" not in json.dumps(follow)
+
+
+def test_system_prompt_of_the_cli(fake: FakeOpenAI, lantern: Lantern, project: Project) -> None:
+    fake.add_turns([Turn(content="ok")])
+    assert lantern.ask(Q).rc == EXIT_OK
+    system = fake.chat_requests()[0]["messages"][0]
+    assert system["role"] == "system"
+    text = system["content"]
+    assert "`proj`" in text
+    assert "src/" in text and "README.md" in text and "notes.txt" in text
+    assert ".env" not in text and "deploy.key" not in text and "link.txt" not in text
+    assert str(project.tmp) not in text
+    assert "untrusted" in text and "path:line" in text
+    for tool in ("read_file", "list_files", "search"):
+        assert tool in text
+    names = {t["function"]["name"] for t in fake.chat_requests()[0]["tools"]}
+    assert names == {"read_file", "list_files", "search"}

@@ -1,0 +1,350 @@
+// Reusable helpers for driving a real VS Code workbench (code-server) with
+// Playwright in Debian's Chromium. Run tests/vscode/setup.sh first; it puts
+// code-server and playwright-core in <repo>/.tools.
+//
+// Typical use:
+//   const server = await startCodeServer({ workspace, userSettings: {...} });
+//   const browser = await launchBrowser();
+//   try {
+//     const page = await browser.newPage();
+//     await openWorkbench(page, server.port, workspace);
+//     await runCommand(page, 'Lantern: Start');
+//   } finally {
+//     await closeBrowser(browser);
+//     await server.stop();
+//   }
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const TOOLS_DIR = path.join(REPO_ROOT, '.tools');
+export const CODE_SERVER_BIN = path.join(TOOLS_DIR, 'node_modules', '.bin', 'code-server');
+export const ARTIFACTS_DIR = path.join(REPO_ROOT, 'tests', 'artifacts');
+export const CHROMIUM = process.env.LANTERN_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+// Keep a trust dialog and the welcome page from covering the window.
+export const DEFAULT_USER_SETTINGS = {
+  'security.workspace.trust.enabled': false,
+  'workbench.startupEditor': 'none',
+};
+
+const T0 = Date.now();
+/** Log a line with the seconds since this module loaded (to stderr). */
+export function log(...args) {
+  console.error(`[vscode-e2e +${((Date.now() - T0) / 1000).toFixed(1)}s]`, ...args);
+}
+
+/** Run fn and log how long it took under the given label. */
+export async function timed(label, fn) {
+  const t = Date.now();
+  try {
+    return await fn();
+  } finally {
+    log(`${label}: ${((Date.now() - t) / 1000).toFixed(2)}s`);
+  }
+}
+
+/** playwright-core from .tools/node_modules (installed by setup.sh). */
+export function loadPlaywright() {
+  const require = createRequire(path.join(TOOLS_DIR, 'package.json'));
+  try {
+    return require('playwright-core');
+  } catch (err) {
+    throw new Error(`playwright-core not found in ${TOOLS_DIR}; run tests/vscode/setup.sh (${err.message})`);
+  }
+}
+
+/** A fresh temporary directory (caller removes it, e.g. with removeDir). */
+export async function makeTempDir(prefix = 'lantern-vscode-') {
+  return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function removeDir(dir) {
+  if (dir) await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function getFreePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Copy an unpacked extension folder (with package.json and, if it has runtime
+ * dependencies, node_modules) to <extensionsDir>/<publisher>.<name>-<version>,
+ * where code-server loads it at start. Returns the destination.
+ */
+export async function installUnpackedExtension(extensionDir, extensionsDir) {
+  const pkg = JSON.parse(await fsp.readFile(path.join(extensionDir, 'package.json'), 'utf8'));
+  const dest = path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`.toLowerCase());
+  await fsp.rm(dest, { recursive: true, force: true });
+  await fsp.cp(extensionDir, dest, { recursive: true, dereference: true });
+  return dest;
+}
+
+/** Install a .vsix with `code-server --install-extension` (before starting it). */
+export function installVsix(vsixPath, { extensionsDir, userDataDir }) {
+  const r = spawnSync(
+    CODE_SERVER_BIN,
+    ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsixPath],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  if (r.status !== 0) {
+    throw new Error(`code-server --install-extension ${vsixPath} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+/**
+ * Start code-server and wait until it answers on /healthz.
+ *
+ * options:
+ *   workspace      folder to open (required)
+ *   userDataDir    default: a new temp dir (removed by stop())
+ *   extensionsDir  default: a new empty temp dir (removed by stop())
+ *   userSettings   merged over DEFAULT_USER_SETTINGS into User/settings.json
+ *   port           default: a free port
+ *   env            extra environment variables for code-server and its
+ *                  extension host (e.g. PATH with `lantern`, fake server URLs)
+ *   args           extra command-line arguments
+ *   timeoutMs      how long to wait for it to listen (default 60 s)
+ *
+ * Returns { port, url, workspace, userDataDir, extensionsDir, proc, output(), stop() }.
+ * output() is everything code-server printed so far (handy on failure).
+ */
+export async function startCodeServer({
+  workspace,
+  userDataDir,
+  extensionsDir,
+  userSettings = {},
+  port,
+  env = {},
+  args = [],
+  timeoutMs = 60_000,
+} = {}) {
+  if (!workspace) throw new Error('startCodeServer: workspace is required');
+  if (!fs.existsSync(CODE_SERVER_BIN)) {
+    throw new Error(`${CODE_SERVER_BIN} is missing; run tests/vscode/setup.sh`);
+  }
+  const ownDirs = [];
+  if (!userDataDir) ownDirs.push((userDataDir = await makeTempDir('lantern-vscode-user-')));
+  if (!extensionsDir) ownDirs.push((extensionsDir = await makeTempDir('lantern-vscode-ext-')));
+  await fsp.mkdir(path.join(userDataDir, 'User'), { recursive: true });
+  await fsp.mkdir(extensionsDir, { recursive: true });
+  await fsp.writeFile(
+    path.join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...DEFAULT_USER_SETTINGS, ...userSettings }, null, 2),
+  );
+  port = port ?? (await getFreePort());
+
+  const argv = [
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--user-data-dir', userDataDir,
+    '--extensions-dir', extensionsDir,
+    ...args,
+    workspace,
+  ];
+  let out = '';
+  const proc = spawn(CODE_SERVER_BIN, argv, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  let exited = null;
+  const exitPromise = new Promise((resolve) =>
+    proc.on('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve(exited);
+    }),
+  );
+
+  let stopped = false;
+  const stop = async (graceMs = 5000) => {
+    if (stopped) return;
+    stopped = true;
+    if (exited === null) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => exited === null && proc.kill('SIGKILL'), graceMs);
+      await exitPromise;
+      clearTimeout(timer);
+    }
+    for (const d of ownDirs) await removeDir(d);
+  };
+
+  const url = `http://127.0.0.1:${port}/`;
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      if (exited) throw new Error(`code-server exited early (${JSON.stringify(exited)}):\n${out}`);
+      try {
+        const res = await fetch(`${url}healthz`);
+        if (res.ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) throw new Error(`code-server did not listen on ${port} within ${timeoutMs} ms:\n${out}`);
+      await sleep(100);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, url, workspace, userDataDir, extensionsDir, proc, output: () => out, stop };
+}
+
+/** Launch Debian's Chromium through playwright-core. */
+export async function launchBrowser({ headless = true, extraArgs = [] } = {}) {
+  const { chromium } = loadPlaywright();
+  return chromium.launch({ executablePath: CHROMIUM, headless, args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+export async function closeBrowser(browser) {
+  if (browser) await browser.close().catch(() => {});
+}
+
+/**
+ * Open the workbench for `folder` and wait until it is usable. Returns the page.
+ * A new page with a 1280x800 viewport is made when `page` is a Browser.
+ */
+export async function openWorkbench(pageOrBrowser, port, folder, { timeoutMs = 60_000 } = {}) {
+  const page =
+    typeof pageOrBrowser.newPage === 'function' && typeof pageOrBrowser.goto !== 'function'
+      ? await pageOrBrowser.newPage({ viewport: { width: 1280, height: 800 } })
+      : pageOrBrowser;
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`, { timeout: timeoutMs });
+  await page.waitForSelector('.monaco-workbench', { timeout: timeoutMs });
+  // The status bar and explorer appear once the workbench has restored.
+  await page.waitForSelector('.monaco-workbench .part.statusbar', { timeout: timeoutMs });
+  await page.waitForSelector('.explorer-folders-view, .explorer-viewlet', { timeout: timeoutMs });
+  return page;
+}
+
+/** The quick-input box (command palette / quick open), once visible. */
+export async function quickInput(page, { timeoutMs = 10_000 } = {}) {
+  const input = page.locator('.quick-input-widget input');
+  await input.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  return input.first();
+}
+
+/**
+ * Run a command by its title from the command palette (F1), e.g.
+ * runCommand(page, 'Lantern: Ask'). Waits until a row with exactly that label
+ * is listed before pressing Enter, so the right command runs.
+ */
+export async function runCommand(page, title, { timeoutMs = 15_000 } = {}) {
+  await focusWorkbench(page);
+  await page.keyboard.press('F1');
+  const input = await quickInput(page, { timeoutMs });
+  await input.fill(`>${title}`);
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exactText(title) }) });
+  await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.first().click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {});
+}
+
+/** Type into an open quick input (e.g. a showInputBox prompt) and press Enter. */
+export async function answerInputBox(page, text, { timeoutMs = 15_000 } = {}) {
+  const input = await quickInput(page, { timeoutMs });
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** Quick Open (Ctrl+P) a workspace file by name and wait for its editor tab. */
+export async function openFile(page, fileName, { timeoutMs = 15_000 } = {}) {
+  await focusWorkbench(page);
+  await page.keyboard.press('Control+P');
+  const input = await quickInput(page, { timeoutMs });
+  await input.fill(fileName);
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exactText(fileName) }) });
+  await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await input.press('Enter');
+  await waitForTab(page, fileName, { timeoutMs });
+  // the editor text area has focus once the file is loaded
+  await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+/** Wait until an editor tab with this exact label is open; returns the locator. */
+export async function waitForTab(page, label, { timeoutMs = 15_000 } = {}) {
+  const tab = page.locator('.tab .label-name', { hasText: exactText(label) });
+  await tab.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  return tab.first();
+}
+
+/** Labels of all open editor tabs. */
+export async function tabLabels(page) {
+  return page.locator('.tab .label-name').allInnerTexts();
+}
+
+/** Wait for a notification toast whose message matches `text` (string or RegExp). */
+export async function waitForNotification(page, text, { timeoutMs = 30_000 } = {}) {
+  const toast = page.locator('.notification-toast').filter({ hasText: text });
+  await toast.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  return toast.first();
+}
+
+/** Click a button (by its text) in a notification toast, optionally one matching `message`. */
+export async function clickNotificationButton(page, buttonText, { message, timeoutMs = 30_000 } = {}) {
+  let toasts = page.locator('.notification-toast');
+  if (message) toasts = toasts.filter({ hasText: message });
+  const button = toasts.locator('a.monaco-button', { hasText: exactText(buttonText) });
+  await button.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await button.first().click();
+}
+
+/** Text of the active editor, as rendered (visible lines only). */
+export async function activeEditorText(page) {
+  return page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
+}
+
+/** Save a screenshot to tests/artifacts/<name>.png; returns the path. */
+export async function screenshot(page, name) {
+  await fsp.mkdir(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, name.endsWith('.png') ? name : `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+async function focusWorkbench(page) {
+  // Keyboard shortcuts go to the focused element; make sure it is the workbench.
+  const active = await page.evaluate(() => document.activeElement?.tagName ?? 'BODY');
+  if (active === 'BODY') await page.locator('.monaco-workbench').first().focus().catch(() => {});
+}
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function exactText(s) {
+  return new RegExp(`^\\s*${escapeRegExp(s)}\\s*$`);
+}

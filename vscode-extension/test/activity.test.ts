@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { activityRow, formatBytes } from "../src/activity";
+import type { ToolEvent } from "../src/protocol";
+
+const base: ToolEvent = { kind: "tool", callId: "c1", name: "read_file", arguments: { path: "src/app.py", offset: 41, limit: 40 }, status: "running" };
+
+test("a running read shows the file and its line window, without figures", () => {
+  const row = activityRow(base);
+  assert.equal(row.target, "src/app.py · lines 41–80");
+  assert.equal(row.statusText, "running");
+  assert.equal(row.detail, "");
+});
+
+test("a finished read shows bytes and time", () => {
+  const row = activityRow({ ...base, status: "done", bytes: 3300, ms: 12.4 });
+  assert.equal(row.statusText, "done");
+  assert.equal(row.detail, "3.2 KB · 12 ms");
+});
+
+test("awaiting approval, denied, timed out and refused read as a user expects", () => {
+  assert.equal(activityRow({ ...base, status: "awaiting_approval" }).statusText, "awaiting approval");
+  assert.equal(activityRow({ ...base, status: "denied", code: "denied_by_user", bytes: 40, ms: 3 }).statusText, "denied by you");
+  assert.equal(activityRow({ ...base, status: "denied", code: "approval_timeout" }).statusText, "denied (no answer in time)");
+  assert.equal(activityRow({ ...base, status: "error", code: "sensitive_path" }).statusText, "refused: sensitive_path");
+});
+
+test("search and list targets, and malformed arguments", () => {
+  assert.equal(activityRow({ ...base, name: "search", arguments: { pattern: "retry", glob: "*.py" } }).target, "/retry/ in . (*.py)");
+  assert.equal(activityRow({ ...base, name: "list_files", arguments: { path: "src" } }).target, "src");
+  assert.equal(activityRow({ ...base, arguments: "{broken" }).target, "(malformed arguments)");
+});
+
+test("byte sizes", () => {
+  assert.equal(formatBytes(512), "512 B");
+  assert.equal(formatBytes(2 * 1024 * 1024), "2.0 MB");
+});

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { serverCommand, statusText, toServerOptions } from "../src/settings";
+
+test("settings become nested initializationOptions in the server's vocabulary", () => {
+  const values: Record<string, unknown> = {
+    model: "qwen2.5-coder",
+    baseUrl: "http://localhost:11434/v1",
+    "approval.mode": "workspace",
+    "approval.allow": ["src/**"],
+    "approval.deny": [],
+    "approval.timeoutSeconds": 30,
+    maxSteps: 8,
+    "server.command": ["x"],
+  };
+  assert.deepEqual(toServerOptions((name) => values[name]), {
+    model: "qwen2.5-coder",
+    baseUrl: "http://localhost:11434/v1",
+    approval: { mode: "workspace", allow: ["src/**"], deny: [], timeoutSeconds: 30 },
+    maxSteps: 8,
+  });
+});
+
+test("unset settings are left out so the server's own precedence applies", () => {
+  assert.deepEqual(toServerOptions(() => null), {});
+  assert.deepEqual(toServerOptions((name) => (name === "model" ? "" : undefined)), {});
+});
+
+test("server command: default, custom, and a bad value falls back with a reason", () => {
+  assert.deepEqual(serverCommand(undefined), { command: "lantern", args: ["serve"], problem: undefined });
+  assert.deepEqual(serverCommand(["/venv/bin/lantern", "serve"]), { command: "/venv/bin/lantern", args: ["serve"] });
+  const bad = serverCommand("lantern serve");
+  assert.equal(bad.command, "lantern");
+  assert.match(bad.problem ?? "", /non-empty list/);
+});
+
+test("status bar shows the model and the last answer's tokens", () => {
+  assert.equal(statusText("gpt-4o-mini"), "$(lightbulb) gpt-4o-mini");
+  assert.equal(statusText(null, { promptTokens: 1200, completionTokens: 300 }), "$(lightbulb) no model · 1.5k tokens");
+  assert.equal(statusText("m", { promptTokens: 10, completionTokens: 5 }), "$(lightbulb) m · 15 tokens");
+});
