@@ -30,11 +30,14 @@ class AuditLog:
         self.workspace = workspace
         self.workspace_key = workspace_key
         self._lock = threading.Lock()
+        self._dir_ready = False
 
     def _append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._dir_ready:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._dir_ready = True
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
                 os.write(fd, line.encode("utf-8"))

@@ -399,6 +399,7 @@ class _Server(HTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # one small write per SSE event must not wait for an ACK
     server_version = "FakeOpenAI/1.0"
 
     def version_string(self) -> str:

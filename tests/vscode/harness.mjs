@@ -91,6 +91,52 @@ export function getFreePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Process groups of code-servers started here and not yet stopped. If the test
+// process exits or is interrupted without calling stop(), they are killed.
+const liveGroups = new Set();
+
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: nothing left in the group
+  }
+}
+
+function groupAlive(pgid) {
+  // Zombies (exited, not yet reaped) still count for kill(0); ignore them.
+  if (!signalGroup(pgid, 0)) return false;
+  try {
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] = state, fields[2] = pgrp
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+    }
+    return false;
+  } catch {
+    return true; // no /proc: trust kill(0)
+  }
+}
+
+process.on('exit', () => {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+    liveGroups.clear();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
+
 /**
  * Copy an unpacked extension folder (with package.json and, if it has runtime
  * dependencies, node_modules) to <extensionsDir>/<publisher>.<name>-<version>,
@@ -167,14 +213,21 @@ export async function startCodeServer({
     '--disable-workspace-trust',
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,
+    // keep code-server's own config out of ~/.config/code-server
+    '--config', path.join(userDataDir, 'code-server.yaml'),
     ...args,
     workspace,
   ];
   let out = '';
+  // detached: code-server leads a process group of its own, so stop() can
+  // also wait for (and if need be end) what it started: the extension host,
+  // the file watcher, and processes an extension spawns (e.g. `lantern serve`).
   const proc = spawn(CODE_SERVER_BIN, argv, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  liveGroups.add(proc.pid);
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
   let exited = null;
@@ -195,6 +248,12 @@ export async function startCodeServer({
       await exitPromise;
       clearTimeout(timer);
     }
+    // code-server's children (extension host, file watcher, ...) end on their
+    // own shortly after it; wait for them, then end whatever is left.
+    const deadline = Date.now() + graceMs;
+    while (groupAlive(proc.pid) && Date.now() < deadline) await sleep(100);
+    if (groupAlive(proc.pid)) signalGroup(proc.pid, 'SIGKILL');
+    liveGroups.delete(proc.pid);
     for (const d of ownDirs) await removeDir(d);
   };
 

@@ -168,46 +168,23 @@ class ModelClient:
         reply = Reply()
         text: list[str] = []
         calls: dict[int, _Partial] = {}
+        loop = asyncio.get_running_loop()
         try:
-            iterator = stream.__aiter__()
-            while True:
-                try:
-                    async with asyncio.timeout(self.stall_timeout):
-                        chunk = await iterator.__anext__()
-                except StopAsyncIteration:
-                    break
-                except TimeoutError:
-                    raise ModelError(
-                        "stream", f"the model's stream stalled for {self.stall_timeout:g} s"
-                    ) from None
-                if chunk.usage is not None:
-                    reply.usage = Usage(
-                        chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
-                    )
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if delta is not None and delta.content:
-                        text.append(delta.content)
-                        on_text(delta.content)
-                    for tc in (delta.tool_calls if delta is not None else None) or ():
-                        part = calls.setdefault(tc.index, _Partial())
-                        if tc.id:
-                            part.id = tc.id
-                        if tc.function is not None:
-                            if tc.function.name:
-                                part.name += tc.function.name
-                            if tc.function.arguments:
-                                part.arguments.append(tc.function.arguments)
-                    if choice.finish_reason:
-                        reply.finish_reason = choice.finish_reason
+            # One watchdog for the whole stream, pushed back on every chunk.
+            async with asyncio.timeout(self.stall_timeout) as watchdog:
+                async for chunk in stream:
+                    watchdog.reschedule(loop.time() + self.stall_timeout)
+                    self._absorb(chunk, reply, text, calls, on_text)
         except openai.APIConnectionError as exc:  # the SDK wraps transport errors mid-stream
             raise ModelError(
                 "stream", f"the model's stream broke off ({type(exc.__cause__ or exc).__name__})"
             ) from None
         except openai.APIError as exc:
             raise self._translate(exc) from None
-        except ModelError:
-            raise
+        except TimeoutError:
+            raise ModelError(
+                "stream", f"the model's stream stalled for {self.stall_timeout:g} s"
+            ) from None
         except Exception as exc:  # httpx transport errors surface raw mid-stream
             raise ModelError(
                 "stream", f"the model's stream broke off ({type(exc).__name__})"
@@ -222,6 +199,34 @@ class ModelClient:
             for i, p in sorted(calls.items())
         ]
         return reply
+
+    @staticmethod
+    def _absorb(
+        chunk: Any,
+        reply: Reply,
+        text: list[str],
+        calls: dict[int, _Partial],
+        on_text: Callable[[str], None],
+    ) -> None:
+        """Fold one stream chunk into the reply: text, tool-call pieces by index, usage."""
+        if chunk.usage is not None:
+            reply.usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+        for choice in chunk.choices or ():
+            delta = choice.delta
+            if delta is not None and delta.content:
+                text.append(delta.content)
+                on_text(delta.content)
+            for tc in (delta.tool_calls if delta is not None else None) or ():
+                part = calls.setdefault(tc.index, _Partial())
+                if tc.id:
+                    part.id = tc.id
+                if tc.function is not None:
+                    if tc.function.name:
+                        part.name += tc.function.name
+                    if tc.function.arguments:
+                        part.arguments.append(tc.function.arguments)
+            if choice.finish_reason:
+                reply.finish_reason = choice.finish_reason
 
     def _translate(self, exc: openai.APIError) -> ModelError:
         where = self.base_url

@@ -1,0 +1,355 @@
+"""Framing: malformed bytes on stdin never stop `lantern serve` from answering.
+
+pytest-lsp cannot send raw bytes, so these tests talk to the server through a small
+stdio client of their own: `RawServer` writes bytes to the server's stdin and a reader
+thread splits stdout into Content-Length framed JSON messages, strictly: any byte on
+stdout that is not part of a well-formed frame is recorded as garbage and fails the test
+(the server's logs go to stderr, never stdout). Every wait has a timeout, and each
+server process is killed through its own Popen handle at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI
+from tests.lsp.conftest import SERVER_COMMAND, server_env
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+TIMEOUT = 10.0
+
+
+def frame(body: bytes | str) -> bytes:
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+def message(msg_id: Any, method: str, params: Any = None) -> bytes:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if msg_id is not None:
+        body["id"] = msg_id
+    if params is not None:
+        body["params"] = params
+    return json.dumps(body).encode("utf-8")
+
+
+def reset(msg_id: Any) -> bytes:
+    """A cheap valid request: resetting an unknown conversation answers {"reset": false}."""
+    return message(msg_id, "lantern/resetConversation", {"conversationId": "none"})
+
+
+class RawServer:
+    """`lantern serve` over raw pipes; replies are read by a thread and queued."""
+
+    def __init__(self, env: dict[str, str], stderr_path: Path) -> None:
+        self._stderr = open(stderr_path, "wb")  # noqa: SIM115 - closed in close()
+        self.stderr_path = stderr_path
+        self.proc = subprocess.Popen(
+            SERVER_COMMAND,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+        )
+        self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.garbage: list[bytes] = []
+        self.stdout_closed = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    # -- stdout: strict Content-Length framing ---------------------------------------
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        buf = b""
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            buf += chunk
+            while True:
+                end = buf.find(b"\r\n\r\n")
+                if end < 0:
+                    break
+                header, rest = buf[:end], buf[end + 4 :]
+                length = None
+                for line in header.split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                        length = int(value.strip())
+                    elif name.strip().lower() != b"content-type":
+                        self.garbage.append(line)
+                if length is None:
+                    self.garbage.append(header)
+                    buf = rest
+                    continue
+                if len(rest) < length:
+                    break
+                body, buf = rest[:length], rest[length:]
+                try:
+                    parsed = json.loads(body)
+                except ValueError:
+                    self.garbage.append(body)
+                    continue
+                if not isinstance(parsed, dict) or parsed.get("jsonrpc") != "2.0":
+                    self.garbage.append(body)
+                    continue
+                self.replies.put(parsed)
+        if buf:
+            self.garbage.append(buf)
+        self.stdout_closed.set()
+
+    # -- stdin -----------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: Any, method: str, params: Any = None) -> None:
+        self.send(frame(message(msg_id, method, params)))
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self.send(frame(message(None, method, params)))
+
+    def expect(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
+        """The first message (seen before or still to come) that matches; fails on timeout."""
+        for msg in self.seen:
+            if predicate(msg):
+                self.seen.remove(msg)
+                return msg
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(
+                    f"no matching message within {timeout} s; got {self.seen}; "
+                    f"server exit code {self.proc.poll()}; stderr:\n{self.stderr_tail()}"
+                )
+            try:
+                msg = self.replies.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            if predicate(msg):
+                return msg
+            self.seen.append(msg)
+
+    def response(self, msg_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        return self.expect(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
+
+    def error(self, code: int, timeout: float = TIMEOUT) -> dict[str, Any]:
+        return self.expect(
+            lambda m: "method" not in m and (m.get("error") or {}).get("code") == code, timeout
+        )
+
+    def stderr_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return self.stderr_path.read_text("utf-8", "replace")[-3000:]
+        return ""
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def initialize(self, root: Path) -> None:
+        self.request(
+            1,
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+                "capabilities": {},
+            },
+        )
+        reply = self.response(1, timeout=30)
+        assert "result" in reply, reply
+        self.notify("initialized", {})
+
+    def assert_serving(self, msg_id: Any = "still-there", timeout: float = TIMEOUT) -> None:
+        """A valid request after the bad bytes is still answered."""
+        self.send(frame(reset(msg_id)))
+        reply = self.response(msg_id, timeout)
+        assert reply.get("result") == {"reset": False}, reply
+
+    def shutdown(self) -> int:
+        """`shutdown` then `exit`; returns the exit code."""
+        self.request("bye", "shutdown")
+        assert self.response("bye").get("result", "missing") is None
+        self.notify("exit")
+        return self.proc.wait(timeout=TIMEOUT)
+
+    def rss_bytes(self) -> int | None:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=TIMEOUT)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._stderr.close()
+
+
+@pytest.fixture
+def raw_fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def raw_server(tmp_path: Path, raw_fake: FakeOpenAI) -> Iterator[RawServer]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.py").write_text("print('hello')\n", "utf-8")
+    server = RawServer(server_env(tmp_path / "home", raw_fake.base_url), tmp_path / "stderr.log")
+    try:
+        server.initialize(root)
+        yield server
+    finally:
+        server.close()
+    assert not server.garbage, f"bytes on stdout that are not JSON-RPC: {server.garbage!r}"
+
+
+def _ends_cleanly(server: RawServer) -> None:
+    assert server.shutdown() == 0
+    assert server.stdout_closed.wait(TIMEOUT)
+
+
+# ------------------------------------------------------------------------------ tests
+
+
+def test_a_body_that_is_not_json_is_a_parse_error(raw_server: RawServer) -> None:
+    raw_server.send(frame(b'{"jsonrpc": "2.0", "id": 5, "method": '))
+    reply = raw_server.error(PARSE_ERROR)
+    assert reply["id"] is None
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_a_content_length_smaller_than_the_body(raw_server: RawServer) -> None:
+    body = reset(5)
+    # The server reads a cut body (not JSON); the rest of the body is garbage before the
+    # next header, which must still be found.
+    raw_server.send(b"Content-Length: %d\r\n\r\n" % (len(body) - 12) + body)
+    raw_server.error(PARSE_ERROR)
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_a_content_length_a_little_larger_than_the_body(raw_server: RawServer) -> None:
+    # The lying length swallows the start of the next message; the server must give the
+    # swallowed header back and answer the next request.
+    body = reset(5)
+    raw_server.send(b"Content-Length: %d\r\n\r\n" % (len(body) + 20) + body)
+    started = time.monotonic()
+    raw_server.assert_serving()
+    assert time.monotonic() - started < 5
+    raw_server.error(PARSE_ERROR)
+    _ends_cleanly(raw_server)
+
+
+def test_a_content_length_far_larger_than_what_arrives(raw_server: RawServer) -> None:
+    # Nothing more arrives for the promised body: the reader gives up after 2 s idle,
+    # re-scans what it has and answers the request that came after the lying header.
+    body = reset(5)
+    started = time.monotonic()
+    raw_server.send(b"Content-Length: %d\r\n\r\n" % (len(body) + 100_000) + body)
+    raw_server.send(frame(reset("after")))
+    reply = raw_server.response("after", timeout=10)
+    assert reply.get("result") == {"reset": False}
+    assert time.monotonic() - started < 8
+    raw_server.error(PARSE_ERROR)
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_a_header_with_bare_lf(raw_server: RawServer) -> None:
+    body = reset(5)
+    raw_server.send(b"Content-Length: %d\n\n" % len(body) + body)
+    # Bare LF is accepted (and if it were not, the next request must still be answered).
+    assert raw_server.response(5).get("result") == {"reset": False}
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_a_header_without_content_length(raw_server: RawServer) -> None:
+    body = reset(5)
+    raw_server.send(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body)
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_a_huge_content_length_with_no_body(raw_server: RawServer) -> None:
+    before = raw_server.rss_bytes()
+    raw_server.send(b"Content-Length: %d\r\n\r\n" % 10**12)
+    reply = raw_server.error(PARSE_ERROR)
+    assert reply["id"] is None
+    raw_server.assert_serving()
+    after = raw_server.rss_bytes()
+    if before is not None and after is not None:
+        assert after - before < 64 * 1024 * 1024, (before, after)
+    _ends_cleanly(raw_server)
+
+
+def test_a_json_array_is_an_invalid_request(raw_server: RawServer) -> None:
+    raw_server.send(frame(b"[" + reset(5) + b"]"))
+    reply = raw_server.error(INVALID_REQUEST)
+    assert reply["id"] is None
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_an_object_without_jsonrpc_is_an_invalid_request(raw_server: RawServer) -> None:
+    body = {"id": 9, "method": "lantern/resetConversation", "params": {"conversationId": "x"}}
+    raw_server.send(frame(json.dumps(body)))
+    reply = raw_server.error(INVALID_REQUEST)
+    assert reply["id"] == 9
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_stdout_carries_only_json_rpc_during_a_full_question(
+    raw_server: RawServer, raw_fake: FakeOpenAI
+) -> None:
+    """Logging (INFO on every tool call and model request) never reaches stdout."""
+    raw_fake.add_turns(
+        [
+            {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "main.py"}}]},
+            {"content": "It prints hello (main.py:1)."},
+        ]
+    )
+    raw_server.notify(
+        "workspace/didChangeConfiguration",
+        {"settings": {"lantern": {"approval": {"mode": "workspace"}}}},
+    )
+    raw_server.request(2, "lantern/ask", {"question": "What does main.py print?"})
+    reply = raw_server.response(2, timeout=30)
+    assert reply["result"]["stopReason"] == "done", reply
+    assert reply["result"]["toolCalls"][0]["status"] == "done"
+    assert "lantern INFO" in raw_server.stderr_tail() or raw_server.stderr_tail() != ""
+    _ends_cleanly(raw_server)
