@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lantern import __version__
-from lantern.approvals import Decision, Fixed
-from lantern.audit import AuditLog
-from lantern.cli_ask import run_ask
-from lantern.cli_doctor import run_doctor
 from lantern.config import Settings, SettingsError, load_settings
-from lantern.tools.base import ToolContext
-from lantern.tools.registry import run_tool
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
+
+# Each command imports what it needs when it runs: `lantern serve` must answer
+# `initialize` without first loading the openai SDK (the server loads it in the
+# background once initialized).
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -91,6 +89,11 @@ def _settings(cli: dict[str, object] | None = None) -> Settings:
 
 
 async def _tool(args: argparse.Namespace) -> int:
+    from lantern.approvals import Decision, Fixed
+    from lantern.audit import AuditLog
+    from lantern.tools.base import ToolContext
+    from lantern.tools.registry import run_tool
+
     settings = _settings()
     workspace = workspace_for(args.workspace, settings)
     approvals = Fixed(Decision.ALLOW_ONCE if args.approve == "allow" else Decision.DENY)
@@ -113,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tool":
             return asyncio.run(_tool(args))
         if args.command == "ask":
+            from lantern.cli_ask import run_ask
+
             flags = {
                 "model": args.model,
                 "baseUrl": args.base_url,
@@ -132,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             )
         if args.command == "doctor":
+            from lantern.cli_doctor import run_doctor
+
             return run_doctor(_settings())
         if args.command == "serve":
             from lantern.lsp.server import serve

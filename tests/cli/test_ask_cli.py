@@ -46,7 +46,10 @@ def tool_message(request: dict[str, Any], call_id: str) -> dict[str, Any] | None
 
 def assistant_calls(request: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        c for m in request["messages"] if m.get("role") == "assistant" for c in m.get("tool_calls") or ()
+        c
+        for m in request["messages"]
+        if m.get("role") == "assistant"
+        for c in m.get("tool_calls") or ()
     ]
 
 
@@ -61,7 +64,8 @@ def closed_port() -> int:
 
 def test_multi_step_answer_with_checked_references(fake: FakeOpenAI, lantern: Lantern) -> None:
     answer = (
-        "`greet` builds it at src/util.py:1-2, called from src/app.py:8; "
+        "`greet` builds it at src/util.py:1-2, imported at src/app.py:1-3, called from "
+        "src/app.py:8; "
         "the entry point is at src/app.py:12-13, and src/missing.py:3 does not exist."
     )
     fake.add_turns(
@@ -91,13 +95,15 @@ def test_multi_step_answer_with_checked_references(fake: FakeOpenAI, lantern: La
     refs = {answer[r["span"][0] : r["span"][1]]: r for r in out["references"]}
     assert list(refs) == [
         "src/util.py:1-2",
+        "src/app.py:1-3",
         "src/app.py:8",
         "src/app.py:12-13",
         "src/missing.py:3",
     ]
-    util, app8, app12, missing = refs.values()
+    util, app1, app8, app12, missing = refs.values()
     assert (util["path"], util["startLine"], util["endLine"]) == ("src/util.py", 1, 2)
     assert util["verified"] and util["seen"]  # whole file was read
+    assert app1["verified"] and app1["seen"]  # inside the lines 1-9 that were read
     assert app8["verified"] and app8["seen"]  # lines 1-9 were read
     assert app12["verified"] and not app12["seen"]  # exists, never shown to the model
     assert not missing["verified"] and not missing["seen"] and missing["path"] == "src/missing.py"

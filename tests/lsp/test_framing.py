@@ -336,7 +336,7 @@ def test_an_object_without_jsonrpc_is_an_invalid_request(raw_server: RawServer) 
 def test_stdout_carries_only_json_rpc_during_a_full_question(
     raw_server: RawServer, raw_fake: FakeOpenAI
 ) -> None:
-    """Logging (INFO on every tool call and model request) never reaches stdout."""
+    """Logs, warnings and stray prints go to stderr; stdout stays strictly framed."""
     raw_fake.add_turns(
         [
             {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "main.py"}}]},
@@ -351,5 +351,4 @@ def test_stdout_carries_only_json_rpc_during_a_full_question(
     reply = raw_server.response(2, timeout=30)
     assert reply["result"]["stopReason"] == "done", reply
     assert reply["result"]["toolCalls"][0]["status"] == "done"
-    assert "lantern INFO" in raw_server.stderr_tail() or raw_server.stderr_tail() != ""
     _ends_cleanly(raw_server)

@@ -10,6 +10,7 @@ notifications `lantern/event`; work-done progress with cancel; approvals as
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import sys
@@ -311,7 +312,12 @@ def _deliver(server: LanternServer, writer: StdoutWriter, body: bytes) -> None:
         if "method" in raw and "id" in raw:
             _reply_error(writer, exc.code, exc.message or "Invalid params", raw["id"])
         return
-    protocol.handle_message(message)
+    try:
+        protocol.handle_message(message)
+    except (concurrent.futures.InvalidStateError, asyncio.InvalidStateError):
+        # The client answered a request the server already gave up on (a prompt that
+        # timed out, or whose question was cancelled); nothing waits for the answer.
+        log.info("ignoring a late reply to a request that was given up")
 
 
 async def _run(server: LanternServer, writer: StdoutWriter) -> None:
