@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import random
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -92,7 +94,13 @@ def _pascal(words: Sequence[str]) -> str:
     return "".join(w.title() for w in words)
 
 
-def _line_pools(rng: random.Random, size: int) -> dict[str, list[str]]:
+@dataclass(frozen=True)
+class Pool:
+    lines: list[str]
+    mean: float  # bytes per line, line end included
+
+
+def _line_pools(rng: random.Random, size: int) -> dict[str, Pool]:
     """Code-like lines per language; files are sampled from these pools."""
 
     def w(n: int = 1) -> list[str]:
@@ -101,7 +109,7 @@ def _line_pools(rng: random.Random, size: int) -> dict[str, list[str]]:
     def snake(n: int = 2) -> str:
         return "_".join(w(n))
 
-    py = [
+    py: list[Callable[[], str]] = [
         lambda: f"def {snake()}({snake(1)}: {rng.choice(TYPES)}) -> {rng.choice(TYPES)}:",
         lambda: (
             f"    {snake()} = {snake(1)}.{snake()}({snake(1)}, {snake(1)}={rng.randint(0, 999)})"
@@ -115,7 +123,7 @@ def _line_pools(rng: random.Random, size: int) -> dict[str, list[str]]:
         lambda: f"    for {snake(1)} in self.{snake()}:",
         lambda: "",
     ]
-    ts = [
+    ts: list[Callable[[], str]] = [
         lambda: (
             f"export function {_camel(w(2))}({_camel(w(1))}: {rng.choice(TS_TYPES)}): "
             f"{rng.choice(TS_TYPES)} {{"
@@ -129,20 +137,23 @@ def _line_pools(rng: random.Random, size: int) -> dict[str, list[str]]:
         lambda: "}",
         lambda: "",
     ]
-    md = [
+    md: list[Callable[[], str]] = [
         lambda: " ".join(w(rng.randint(6, 16))).capitalize() + ".",
         lambda: f"## {' '.join(w(3)).title()}",
         lambda: f"- `{snake()}`: {' '.join(w(rng.randint(4, 10)))}",
         lambda: "",
     ]
-    data = [
+    data: list[Callable[[], str]] = [
         lambda: f'  "{_camel(w(2))}": {rng.randint(0, 100_000)},',
         lambda: f'  "{_camel(w(1))}": "{"-".join(w(2))}",',
         lambda: f"{snake(1)}:",
         lambda: f"  {snake(1)}: {rng.choice(['true', 'false', str(rng.randint(0, 512))])}",
     ]
-    templates = {"py": py, "ts": ts, "md": md, "data": data}
-    return {kind: [rng.choice(t)() for _ in range(size)] for kind, t in templates.items()}
+    pools: dict[str, Pool] = {}
+    for kind, templates in {"py": py, "ts": ts, "md": md, "data": data}.items():
+        lines = [rng.choice(templates)() for _ in range(size)]
+        pools[kind] = Pool(lines, sum(len(line) + 1 for line in lines) / size)
+    return pools
 
 
 KINDS = {  # extension -> (line pool, weight)
@@ -156,19 +167,9 @@ KINDS = {  # extension -> (line pool, weight)
 }
 
 
-def _text(rng: random.Random, pool: list[str], size: int) -> str:
+def _text(rng: random.Random, pool: Pool, size: int) -> str:
     """About `size` bytes of lines sampled from `pool`."""
-    return "\n".join(rng.choices(pool, k=max(1, round(size / _mean_line(pool))))) + "\n"
-
-
-_MEANS: dict[int, float] = {}
-
-
-def _mean_line(pool: list[str]) -> float:
-    """The mean size of a line of `pool`, with its line end."""
-    if id(pool) not in _MEANS:
-        _MEANS[id(pool)] = sum(len(line) + 1 for line in pool) / len(pool)
-    return _MEANS[id(pool)]
+    return "\n".join(rng.choices(pool.lines, k=max(1, round(size / pool.mean)))) + "\n"
 
 
 def _sizes(rng: random.Random, count: int, total: int) -> list[int]:
@@ -219,11 +220,9 @@ class Tree:
     read_file: str
 
 
-def _write(path: Path, text: str) -> int:
+def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    path.write_bytes(data)
-    return len(data)
+    path.write_bytes(text.encode("utf-8"))
 
 
 def _generate(root: Path, files: int, mb: int) -> None:
@@ -265,7 +264,7 @@ def _generate(root: Path, files: int, mb: int) -> None:
     # The 1 MB read_file target: 20,000 lines of exactly 49 characters plus "\n".
     width = READ_LINE_BYTES - 1
     filler = "  # " + " ".join(WORDS)
-    lines = [(line + filler)[:width] for line in rng.choices(pools["py"], k=READ_LINES)]
+    lines = [(line + filler)[:width] for line in rng.choices(pools["py"].lines, k=READ_LINES)]
     _write(root / READ_FILE, "\n".join(lines) + "\n")
 
     # build/ is ignored by the root .gitignore; it also holds one copy of the literal.
@@ -413,8 +412,8 @@ async def measure(figures: Sequence[Figure], ctx: ToolContext, repeat: int) -> l
         result = await run_tool(fig.tool, fig.args, ctx)
         if result.is_error:
             raise RuntimeError(f"{fig.tool} failed: {result.code}: {result.content[:300]}")
-        calls = [
-            lambda f=fig: run_tool(f.tool, f.args, ctx),
+        calls: list[Callable[[], Awaitable[object]]] = [
+            functools.partial(run_tool, fig.tool, fig.args, ctx),
             _blocking(fig.baseline_call),
             *([_blocking(fig.info_call)] if fig.info_call else []),
         ]
@@ -435,10 +434,14 @@ def _listed_total(result: ToolResult) -> int:
 
 
 def lantern_rg_args(ctx: ToolContext, pattern: str | None = None) -> list[str]:
-    """The ripgrep arguments Lantern builds for search (a pattern) or list_files (None)."""
+    """The ripgrep arguments Lantern builds for search (a pattern) or list_files (None).
+
+    Search reuses `search._flags` (private, but it is the exact argv); list_files has no
+    such helper, so its three-part argv is rebuilt as in tools/list_files.py.
+    """
     if pattern is None:  # as in tools/list_files.py
         return ["--files", *ripgrep.COMMON_FLAGS, *ripgrep.policy_flags(ctx.workspace, None)]
-    return [*search._flags(SearchArgs(pattern=pattern), ctx), "."]
+    return [*search._flags(SearchArgs.model_validate({"pattern": pattern}), ctx), "."]
 
 
 def figures(tree: Tree, ctx: ToolContext) -> list[Figure]:
@@ -459,7 +462,7 @@ def figures(tree: Tree, ctx: ToolContext) -> list[Figure]:
             "search",
             {"pattern": pattern},
             ("ratio", 1.3),
-            f"rg -n {pattern} ROOT",
+            f"rg -n {shlex.quote(pattern)} ROOT",
             rg(["-n", pattern, root]),
             rg(lantern_rg_args(ctx, pattern)),
             check,
@@ -505,14 +508,14 @@ def run_benchmark(tree: Tree, repeat: int) -> list[Row]:
 
 def print_table(rows: list[Row]) -> None:
     head = (
-        f"{'figure':<20} {'lantern ms':>10}  {'baseline':<34} {'base ms':>8} {'ratio':>7}"
+        f"{'figure':<20} {'lantern ms':>10}  {'baseline':<36} {'base ms':>8} {'ratio':>7}"
         f"  {'goal':<10} verdict"
     )
     print(head)
     print("-" * len(head))
     for row in rows:
         print(
-            f"{row.name:<20} {row.lantern_s * 1000:>10.2f}  {row.baseline:<34.34} "
+            f"{row.name:<20} {row.lantern_s * 1000:>10.2f}  {row.baseline:<36.36} "
             f"{row.baseline_s * 1000:>8.2f} {row.ratio:>6.2f}x  {row.goal_text():<10} "
             f"{row.verdict()}"
         )

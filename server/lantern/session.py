@@ -58,6 +58,7 @@ class Session:
         self._init_options: Mapping[str, Any] = {}
         self._configuration: Mapping[str, Any] = {}
         self.settings = Settings()
+        self._problems: set[str] = set()
         self.approvals = Remembering(editor)
         self._conversations: Conversations | None = None
         self._locks: dict[str, asyncio.Lock] = {}
@@ -78,7 +79,11 @@ class Session:
         init_options: Mapping[str, Any] | None = None,
         configuration: Mapping[str, Any] | None = None,
     ) -> list[str]:
-        """Re-resolve settings; returns a message for each bad setting (its default is kept)."""
+        """Re-resolve settings; returns a message for each bad setting (its default is kept).
+
+        A problem that was already returned by the previous call is not returned again,
+        so a bad `initializationOptions` value is reported once, not on every change.
+        """
         if init_options is not None:
             self._init_options = init_options
         if configuration is not None:
@@ -87,10 +92,12 @@ class Session:
         self.settings, problems = load_settings_lenient(
             client=client, environ=self.environ, client_source="client settings"
         )
+        new = [p for p in problems if p not in self._problems]
+        self._problems = set(problems)
         approval = self.settings.approval
         self.approvals.configure(mode=approval.mode, allow_globs=approval.allow)
         self._rebuild_workspace()
-        return problems
+        return new
 
     def _rebuild_workspace(self) -> None:
         policy = Policy(self.settings.approval.deny)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -527,64 +528,78 @@ def test_approve_ask_without_a_terminal_denies(fake: FakeOpenAI, lantern: Lanter
     assert "no terminal" in run.stderr and "--approve allow" in run.stderr
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
-def test_approve_on_a_terminal(fake: FakeOpenAI, lantern: Lantern) -> None:
-    import pty
+class Terminal:
+    """`lantern ask --approve ask` with stdin and stderr on a pseudo-terminal."""
 
-    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="Read it.")])
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen(
+    def __init__(self, lantern: Lantern) -> None:
+        import pty
+
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(
             lantern.command(Q, approve="ask"),
             env=lantern.env,
             stdin=slave,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=slave,
             text=True,
         )
         os.close(slave)
-        slave = -1
-        os.write(master, b"a\n")
-        stdout, stderr = proc.communicate(timeout=30)
+        self.screen = ""
+
+    def wait_for(self, text: str, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"never saw {text!r} on the terminal: {self.screen!r}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    data = os.read(self.master, 4096)
+                except OSError:  # EIO: the other end is closed
+                    data = b""
+                assert data, f"terminal closed before {text!r}: {self.screen!r}"
+                self.screen += data.decode("utf-8", "replace")
+
+    def finish(self, timeout: float = 10) -> dict[str, Any]:
+        stdout, _ = self.proc.communicate(timeout=timeout)
+        return json.loads(stdout)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+        os.close(self.master)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
+def test_approve_on_a_terminal(fake: FakeOpenAI, lantern: Lantern) -> None:
+    fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="Read it.")])
+    term = Terminal(lantern)
+    try:
+        term.wait_for("Lantern wants to read src/util.py")
+        term.wait_for("[d] Deny (default): ")
+        os.write(term.master, b"a\n")
+        out = term.finish()
     finally:
-        os.close(master)
-        if slave >= 0:
-            os.close(slave)
-    assert proc.returncode == EXIT_OK, stderr
-    assert "Lantern wants to read src/util.py" in stderr
-    assert json.loads(stdout)["toolCalls"][0]["status"] == "done"
+        term.close()
+    assert term.proc.returncode == EXIT_OK, term.screen
+    assert out["toolCalls"][0]["status"] == "done"
+    assert out["answer"] == "Read it."
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
 def test_sigint_at_the_approval_prompt_exits_promptly(fake: FakeOpenAI, lantern: Lantern) -> None:
-    import pty
-
     fake.add_turns([Turn(tool_calls=[read("r1", "src/util.py")]), Turn(content="unused")])
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        lantern.command(Q, approve="ask"),
-        env=lantern.env,
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    os.close(slave)
+    term = Terminal(lantern)
     try:
-        deadline = time.monotonic() + 20
-        # The prompt is on screen once the model's tool call has come back.
-        while len(fake.requests) < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=10)  # no Enter needed
+        term.wait_for("[d] Deny (default): ")
+        term.proc.send_signal(signal.SIGINT)
+        out = term.finish(timeout=10)  # no Enter needed
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-        os.close(master)
-    assert proc.returncode in (EXIT_INTERRUPTED, EXIT_LIMIT), stderr
-    assert json.loads(stdout)["stopReason"] == "cancelled"
+        term.close()
+    assert term.proc.returncode in (EXIT_INTERRUPTED, EXIT_LIMIT), term.screen
+    assert out["stopReason"] == "cancelled"
+    assert len(fake.chat_requests()) == 1
 
 
 # --- choosing a model ----------------------------------------------------------------------

@@ -130,8 +130,10 @@ class Lantern:
             self.prompts.append(params.message)
             self.prompt_opened.set()
             answer = self.answer
-            title = answer if answer is None or isinstance(answer, str) else await answer(
-                params.message
+            title = (
+                answer
+                if answer is None or isinstance(answer, str)
+                else await answer(params.message)
             )
             return None if title is None else types.MessageActionItem(title=title)
 
@@ -195,7 +197,7 @@ class Lantern:
         return result
 
     def cancel(self, msg_id: Any) -> None:
-        self.client.protocol.notify("$/cancelRequest", {"id": msg_id})
+        self.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
 
     async def wait_event(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first event (already received or still to come) that matches."""

@@ -30,9 +30,7 @@ from tests.lsp.conftest import (
 
 
 def tool_statuses(ls: Lantern, request_id: Any, call_id: str) -> list[str]:
-    return [
-        e["status"] for e in ls.events_of(request_id, "tool") if e.get("callId") == call_id
-    ]
+    return [e["status"] for e in ls.events_of(request_id, "tool") if e.get("callId") == call_id]
 
 
 async def wait_for_requests(fake: FakeOpenAI, count: int) -> None:
@@ -104,7 +102,9 @@ async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, work
         for e in events
         if e["kind"] in ("tool", "answerDelta")
     ]
-    first_text = "".join(t for k, t in flow[: flow.index(("tool", "running"))] if k == "answerDelta")
+    first_text = "".join(
+        t for k, t in flow[: flow.index(("tool", "running"))] if k == "answerDelta"
+    )
     assert first_text == "Let me look."
     tools = [t for k, t in flow if k == "tool"]
     assert tools == ["running", "awaiting_approval", "running", "done"]
@@ -112,7 +112,7 @@ async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, work
     assert after_tool and all(k == "answerDelta" for k, _ in after_tool)
     assert "".join(t for _, t in after_tool) == answer_text
     assert events[-1]["kind"] == "status" and events[-1]["status"] == "done"
-    done = [e for e in events if e["kind"] == "tool" and e["status"] == "done"][0]
+    done = next(e for e in events if e["kind"] == "tool" and e["status"] == "done")
     assert done["bytes"] == call["bytes"]
 
     # Work-done progress: begin, reports (tool activity), end.
@@ -151,7 +151,11 @@ async def _read_again(ls: Lantern, fake: FakeOpenAI, conversation: str | None) -
     return await ls.ask("And the rest?", **params)
 
 
-@pytest.mark.parametrize("choice", [ALLOW, ALLOW_CONVERSATION, DENY, None])
+@pytest.mark.parametrize(
+    "choice",
+    [ALLOW, ALLOW_CONVERSATION, DENY, None],
+    ids=["allow", "allow-conversation", "deny", "dismissed"],
+)
 async def test_each_answer_to_the_prompt(
     start_server: StartServer, fake: FakeOpenAI, workspace: Path, choice: str | None
 ) -> None:
@@ -161,7 +165,7 @@ async def test_each_answer_to_the_prompt(
     assert len(ls.prompts) == 1
     assert ls.prompts[0].startswith("Lantern wants to read src/app.py (lines 1–5")
     [call] = result["toolCalls"]
-    sent_back = [m for m in fake.chat_requests()[1]["messages"] if m["role"] == "tool"][0]
+    sent_back = next(m for m in fake.chat_requests()[1]["messages"] if m["role"] == "tool")
     conversation = result["conversationId"]
 
     if choice is None or choice == DENY:  # a dismissed prompt is a deny
@@ -252,7 +256,9 @@ async def test_cancel_during_a_model_call(
     await wait_for_requests(fake, 1)
     ls.cancel("slow")
     await expect_cancelled(pending)
-    cancelled = await ls.wait_event(lambda e: e.get("requestId") == "slow" and e.get("status") == "cancelled")
+    cancelled = await ls.wait_event(
+        lambda e: e.get("requestId") == "slow" and e.get("status") == "cancelled"
+    )
     assert cancelled["kind"] == "status"
     [(_, reports)] = ls.client.progress_reports.items()
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
@@ -286,7 +292,7 @@ async def test_cancel_while_streaming_and_through_progress(
 async def test_cancel_during_an_open_prompt(
     start_server: StartServer, fake: FakeOpenAI, workspace: Path
 ) -> None:
-    fake.add_turns(_two_reads())
+    fake.add_turns(_two_reads()[:1])  # the question ends while the read waits
     release = asyncio.Event()
 
     async def hold(message: str) -> str:
@@ -305,6 +311,7 @@ async def test_cancel_during_an_open_prompt(
     release.set()
     await asyncio.sleep(0.3)
     assert len(fake.chat_requests()) == 1  # the read never reached the model
+    assert fake.turns_left == 0
     ls.answer = ALLOW
     fake.add_turns(
         [{"tool_calls": [read_call("r9", "README.md")]}, {"content": "README.md:1 says proj."}]
@@ -321,7 +328,9 @@ async def test_two_concurrent_questions(
     start_server: StartServer, fake: FakeOpenAI, workspace: Path
 ) -> None:
     # Each reply waits, so both questions are in flight together.
-    fake.add_turns([{"content": "First reply.", "delay": 0.6}, {"content": "Second reply.", "delay": 0.6}])
+    fake.add_turns(
+        [{"content": "First reply.", "delay": 0.6}, {"content": "Second reply.", "delay": 0.6}]
+    )
     ls = await start_server([workspace])
     one, two = await asyncio.gather(
         ls.request(ASK, {"question": "one?"}, msg_id="c1"),
@@ -406,5 +415,6 @@ async def test_context_stays_in_the_jail(
     for request in fake.chat_requests():
         sent = json.dumps(request)
         assert "zq81-Xy7" not in sent and "OUTSIDE_MARKER_42" not in sent
+        assert str(tmp_path) not in sent  # no absolute path either
         assert "refused" in all_text(request)
     assert ls.prompts == []

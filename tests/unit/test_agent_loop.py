@@ -20,7 +20,14 @@ from lantern.agent.conversation import Conversation, estimate_tokens
 from lantern.agent.loop import Agent, AskResult, Event, Limits
 from lantern.agent.model import ModelClient
 from lantern.agent.prompts import system_prompt
-from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.approvals import (
+    ApprovalRequest,
+    Decision,
+    Fixed,
+    Outcome,
+    Remembering,
+    WorkspaceGrants,
+)
 from lantern.workspace.roots import Workspace
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
@@ -201,6 +208,35 @@ async def test_tool_failures_never_raise(
     assert codes[4] == "invalid_arguments"
     assert all(c.status == "error" for c in result.tool_calls)
     assert CANARY not in json.dumps(fake.chat_requests())
+
+
+async def test_calls_of_one_reply_run_concurrently(
+    fake: FakeOpenAI, model: ModelClient, ws: Workspace
+) -> None:
+    """Every read waits at the gate until all of them got there: only concurrency passes."""
+    paths = ["src/util.py", "src/app.py", "README.md"]
+
+    class Barrier:
+        def __init__(self) -> None:
+            self.waiting: list[str] = []
+            self.all_there = asyncio.Event()
+
+        async def decide(self, request: ApprovalRequest) -> Outcome:
+            self.waiting.append(request.path)
+            if len(self.waiting) == len(paths):
+                self.all_there.set()
+            await asyncio.wait_for(self.all_there.wait(), 3)
+            return Outcome(Decision.ALLOW_ONCE, "auto")
+
+    gate = Barrier()
+    fake.add_turns(
+        [Turn(tool_calls=[read(f"c{i}", p) for i, p in enumerate(paths)]), Turn(content="ok")]
+    )
+    result = await agent(model, ws, gate).ask("q", Conversation())
+    assert sorted(gate.waiting) == sorted(paths)
+    assert [c.status for c in result.tool_calls] == ["done"] * 3
+    tools = [m for m in fake.chat_requests()[1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tools] == ["c0", "c1", "c2"]  # in call order
 
 
 async def test_identical_calls_in_one_reply_run_once(

@@ -371,6 +371,7 @@ class Unprivileged:
         script = (
             "import os, sys, json, asyncio, asyncio.subprocess, ctypes, unicodedata\n"
             "import urllib.parse, encodings.idna, concurrent.futures.thread, lantern.cli\n"
+            "import lantern.tools.registry, lantern.audit, lantern.approvals\n"
             "if os.geteuid() == 0:\n"
             f"    os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"
             "assert os.geteuid() != 0\n"

@@ -325,7 +325,17 @@ export async function runCommand(page, title, { timeoutMs = 15_000 } = {}) {
   const row = page
     .locator('.quick-input-list .monaco-list-row')
     .filter({ has: page.locator('.label-name', { hasText: exactText(title) }) });
-  await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  try {
+    await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  } catch (err) {
+    const listed = await page.locator('.quick-input-list .monaco-list-row .label-name').allInnerTexts().catch(() => []);
+    await page.keyboard.press('Escape').catch(() => {});
+    throw new Error(
+      `runCommand: no command titled ${JSON.stringify(title)} in the palette within ${timeoutMs} ms ` +
+        `(is the extension active?); listed: ${JSON.stringify(listed.slice(0, 10))}`,
+      { cause: err },
+    );
+  }
   await row.first().click();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {});
 }

@@ -133,7 +133,7 @@ code_server_ok() {
         [ -f "$MARKER" ] &&
         [ "$(cat "$MARKER")" = "code-server@$CODE_SERVER_VERSION" ] &&
         [ -x "$RG_DEST" ] &&
-        "$CS_BIN" --version >/dev/null 2>&1
+        "$CS_BIN" --config "$TOOLS/code-server-config.yaml" --version >/dev/null 2>&1
 }
 
 ensure_tools_package_json() {
@@ -230,7 +230,7 @@ npm_rebuild_argon2() {
 }
 
 verify_code_server() {
-    "$CS_BIN" --version
+    "$CS_BIN" --config "$TOOLS/code-server-config.yaml" --version
     # the native modules must load in this Node
     cd "$VSCODE_DIR"
     node -e '
@@ -269,11 +269,11 @@ if [ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ]; then
     ensure_tools_package_json
     step npm-install-playwright-core install_playwright
     # a top-level npm install must not have disturbed code-server
-    "$CS_BIN" --version >/dev/null 2>&1 || { rm -f "$MARKER"; die "code-server broke after installing playwright-core; rerun this script"; }
+    "$CS_BIN" --config "$TOOLS/code-server-config.yaml" --version >/dev/null 2>&1 || { rm -f "$MARKER"; die "code-server broke after installing playwright-core; rerun this script"; }
 else
     log "playwright-core $PLAYWRIGHT_CORE_VERSION present"
 fi
 
-log "code-server: $("$CS_BIN" --version | head -n 1)"
+log "code-server: $("$CS_BIN" --config "$TOOLS/code-server-config.yaml" --version | head -n 1)"
 log "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo '?')"
 log "setup OK in $(elapsed "$T_ALL")s (tools in $TOOLS)"
