@@ -1,9 +1,9 @@
-"""Shared fixtures: a tool context on a temporary workspace, and `run` to call a tool."""
+"""Shared fixtures: the fake model server, a tool context on a temporary workspace, and `run`."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +13,23 @@ from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
+from tests.fakes.openai_server import FakeOpenAI
+
 
 async def run(ctx: ToolContext, name: str, args: Mapping[str, Any] | str) -> ToolResult:
     """Call a tool the way the model does: with JSON argument text (a str is sent as is)."""
     raw = args if isinstance(args, str) else json.dumps(args)
     return await run_tool(name, raw, ctx)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible server on 127.0.0.1 with no scripted turns yet."""
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture

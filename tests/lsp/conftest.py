@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lantern.lsp.server import plain
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -42,15 +43,6 @@ _DROPPED_PREFIXES = ("OPENAI_", "LANTERN_", "XDG_", "OLLAMA_")
 _DROPPED = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"}
 
 
-def plain(value: Any) -> Any:
-    """pygls hands custom messages over as namedtuples; turn them back into JSON values."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 def server_env(home: Path, base_url: str) -> dict[str, str]:

@@ -11,7 +11,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +35,6 @@ from tests.fakes.openai_server import FakeOpenAI, Turn
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
 CANARY = "CANARY-LOOP-91d0c3"
 
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -40,7 +40,6 @@ import readline from 'node:readline';
 import {
   ARTIFACTS_DIR,
   REPO_ROOT,
-  answerInputBox,
   clickNotificationButton,
   closeBrowser,
   getFreePort,
@@ -229,7 +228,7 @@ async function until(what, fn, { timeoutMs = 30_000, intervalMs = 200 } = {}) {
 }
 
 async function textOf(locator) {
-  return (await locator.innerText({ timeout: 2000 })).replace(/\s+/g, ' ').trim();
+  return (await locator.innerText({ timeout: 500 })).replace(/\s+/g, ' ').trim();
 }
 
 /** Wait for the last turn's tool row for `tool` to show `status` (string or RegExp). */
@@ -248,9 +247,32 @@ async function waitAnswer(page, re, opts) {
   }, opts);
 }
 
-async function askFromPalette(page, question) {
-  await runCommand(page, 'Lantern: Ask…');
-  await answerInputBox(page, question);
+/**
+ * Palette → `Lantern: Ask…` → type the question → Enter. (Not harness.runCommand:
+ * it waits up to its timeout for the quick input to close, and here the same
+ * widget stays open for the command's input box.)
+ */
+async function askFromPalette(page, question, { timeoutMs = 15_000 } = {}) {
+  const title = 'Lantern: Ask…';
+  const active = await page.evaluate(() => document.activeElement?.tagName ?? 'BODY');
+  if (active === 'BODY') await page.locator('.monaco-workbench').first().focus().catch(() => {});
+  await page.keyboard.press('F1');
+  const widget = page.locator('.quick-input-widget');
+  const palette = widget.locator('input').first();
+  await palette.waitFor({ state: 'visible', timeout: timeoutMs });
+  await palette.fill(`>${title}`);
+  const row = widget
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: /^\s*Lantern: Ask…\s*$/ }) });
+  await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  await row.first().click();
+  // The command's showInputBox reuses the widget: wait for its title.
+  const box = page.locator('.quick-input-widget').filter({ has: page.locator('.quick-input-title', { hasText: 'Lantern: Ask' }) });
+  await box.waitFor({ state: 'visible', timeout: timeoutMs });
+  const input = box.locator('input').first();
+  await input.fill(question);
+  await input.press('Enter');
+  await box.waitFor({ state: 'hidden', timeout: timeoutMs });
 }
 
 async function clearNotifications(page) {
@@ -551,7 +573,7 @@ async function main() {
       const st = Date.now();
       const step = async (name, fn) => {
         current = name;
-        log(`  ${scenario.n}: ${name}`);
+        log(`  ${scenario.n}: ${name} (${new Date().toISOString().slice(11, 23)})`);
         return fn();
       };
       const shot = async (name) => screenshot(page, `e2e-${scenario.n}-${name}`);

@@ -210,7 +210,39 @@ def _looks_random(value: str, bare: bool) -> bool:
     return (digit or symbol) and lower + upper + digit + symbol >= 2
 
 
+_KEYWORD = re.compile(r"key|secret|token|passw|pwd|credential|auth")
+
+
 def _redact_assignments(text: str) -> tuple[str, int]:
+    """Run the assignment pattern only on lines that name a secret-like keyword.
+
+    No part of `_ASSIGNMENT` crosses a line end, so skipping the other lines gives the
+    same result; it saves scanning every identifier of ordinary code. Non-ASCII text
+    keeps the full scan, since `(?i)` also folds letters like `ſ` or the Kelvin sign.
+    """
+    if not text.isascii():
+        return _assignments_in(text)
+    lowered = text.lower()
+    pieces: list[str] = []
+    count = 0
+    pos = 0
+    for hit in _KEYWORD.finditer(lowered):
+        if hit.start() < pos:
+            continue  # that line is done
+        line_start = max(pos, text.rfind("\n", pos, hit.start()) + 1)
+        line_end = text.find("\n", hit.end())
+        line_end = len(text) if line_end < 0 else line_end
+        done, n = _assignments_in(text[line_start:line_end])
+        pieces += [text[pos:line_start], done]
+        count += n
+        pos = line_end
+    if not pieces:
+        return text, 0
+    pieces.append(text[pos:])
+    return "".join(pieces), count
+
+
+def _assignments_in(text: str) -> tuple[str, int]:
     count = 0
 
     def replace(match: re.Match[str]) -> str:

@@ -21,6 +21,7 @@ MAX_OUTPUT_BYTES = 32 * 1024
 MAX_LINE_CHARS = 2000
 _SNIFF_BYTES = 8192
 _KEY_MARKERS = (b"PRIVATE KEY-----", b"PRIVATE KEY BLOCK-----")
+_CHUNK = 1 << 16
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -28,6 +29,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,18 @@ def _decode(line: bytes | str) -> tuple[str, bool]:
         return line.decode("utf-8", "replace").removesuffix("\r"), True
 
 
+def _decode_all(lines: list[bytes] | list[str]) -> tuple[list[str], bool]:
+    """Decode lines, in one call when they are valid UTF-8; and whether bytes were replaced."""
+    if lines and isinstance(lines[0], bytes):
+        try:
+            joined = b"\n".join(line for line in lines if isinstance(line, bytes))
+            return [line.removesuffix("\r") for line in joined.decode("utf-8").split("\n")], False
+        except UnicodeDecodeError:
+            pass
+    pairs = [_decode(line) for line in lines]
+    return [text for text, _ in pairs], any(bad for _, bad in pairs)
+
+
 def _join(lines: list[bytes] | list[str]) -> str:
     """The whole text of split lines (UTF-8 lines decode alone: `\\n` never splits a character)."""
     return "\n".join(
@@ -76,8 +90,22 @@ def _join(lines: list[bytes] | list[str]) -> str:
     )
 
 
-def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
-    """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
+def _line_start(data: bytes, number: int) -> int:
+    """Byte index where 1-based line `number` starts, counting newlines chunk by chunk."""
+    pos, left = 0, number - 1
+    while left > 0:
+        end = min(pos + _CHUNK, len(data))
+        found = data.count(b"\n", pos, end)
+        if found >= left:
+            rest = data[pos:end].split(b"\n", left)[-1]  # what follows the wanted newline
+            return end - len(rest)
+        left -= found
+        pos = end
+    return pos
+
+
+def _lines(data: bytes, shown: str) -> tuple[int, list[bytes] | list[str], dict[str, int]]:
+    """All lines of a file that needs the slow path (a BOM, or a private key to redact)."""
     try:
         encoding, raw_lines = _split(data)
     except ToolError:
@@ -85,6 +113,28 @@ def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
     if raw_lines and raw_lines[-1] in (b"", ""):
         raw_lines.pop()
     total = len(raw_lines)
+    # Redact from the split lines, not `data`: a BOM is already stripped there, and the
+    # key markers of a UTF-16/32 file only show up once it is decoded.
+    maybe_key = encoding != "utf-8" or any(marker in data for marker in _KEY_MARKERS)
+    whole_text = _join(raw_lines) if maybe_key else ""
+    if any(marker.decode() in whole_text for marker in _KEY_MARKERS):
+        whole = redact(whole_text)
+        return total, whole.text.split("\n")[:total], dict(whole.counts)
+    return total, raw_lines, {}
+
+
+def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
+    """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
+    want = min(limit, MAX_LINES)
+    plain = not data.startswith(_BOM_PREFIXES) and b"PRIVATE KEY" not in data
+    if plain:
+        # The common case: plain UTF-8, only the requested window is split and decoded.
+        if b"\0" in data[:_SNIFF_BYTES]:
+            raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)")
+        total = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        counts: dict[str, int] = {}
+    else:
+        total, all_lines, counts = _lines(data, shown)
     if total == 0:
         return Window([], 1, 0, False, {}, 0, False)
     if offset > total:
@@ -92,24 +142,16 @@ def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
             "invalid_arguments",
             f"offset: {shown} has {total} lines; offset {offset} is past the end",
         )
-    # Redact from the split lines, not `data`: a BOM is already stripped there, and the
-    # key markers of a UTF-16/32 file only show up once it is decoded.
-    maybe_key = encoding != "utf-8" or any(marker in data for marker in _KEY_MARKERS)
-    whole_text = _join(raw_lines) if maybe_key else ""
-    if any(marker.decode() in whole_text for marker in _KEY_MARKERS):
-        whole = redact(whole_text)
-        raw_lines = whole.text.split("\n")[:total]
-        counts = dict(whole.counts)
+    want = min(want, total - offset + 1)
+    if plain:
+        chosen: list[bytes] | list[str] = data[_line_start(data, offset) :].split(b"\n", want)[
+            :want
+        ]
     else:
-        counts = {}
-    chosen = raw_lines[offset - 1 : offset - 1 + min(limit, MAX_LINES)]
-    replaced = False
-    texts: list[str] = []
-    for raw in chosen:
-        text, bad = _decode(raw)
-        replaced = replaced or bad
-        # Keep a margin past the cut so a secret that straddles it is still recognised.
-        texts.append(text[: MAX_LINE_CHARS + 1024])
+        chosen = all_lines[offset - 1 : offset - 1 + want]
+    decoded, replaced = _decode_all(chosen)
+    # Keep a margin past the cut so a secret that straddles it is still recognised.
+    texts = [text[: MAX_LINE_CHARS + 1024] for text in decoded]
     redacted = redact("\n".join(texts))
     for rule, n in redacted.counts.items():
         counts[rule] = counts.get(rule, 0) + n
