@@ -37,4 +37,4 @@ if [ "${LANTERN_SKIP_E2E:-0}" = "1" ]; then
 fi
 echo "== end-to-end in a real VS Code"
 bash tests/vscode/setup.sh
-LANTERN_E2E_PREBUILT=1 node tests/vscode/e2e.mjs
+LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e.mjs

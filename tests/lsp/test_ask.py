@@ -122,7 +122,9 @@ async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, work
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     middle = reports[1:-1]
     assert middle and all(isinstance(r, types.WorkDoneProgressReport) for r in middle)
-    assert [r.message for r in middle] == [f"read_file: {s}" for s in tools]
+    assert [r.message for r in middle] == [
+        f"read_file src/app.py: {s.replace('_', ' ')}" for s in tools
+    ]
     assert str(token)
 
     # The model saw the file through the tool message.

@@ -7,11 +7,13 @@
 //
 // Scenarios (run in this order; 4 must be last, its grant persists):
 //   1. Ask → approval notification → Allow → tool activity + answer with a
-//      reference → click it → app.py opens with lines 10–12 selected.
+//      reference → click it → app.py opens with lines 10–12 selected, and the
+//      panel stays open beside it.
 //   2. Ask → Deny → the read shows "denied by you", the answer says so, and
 //      the model never got the file.
 //   3. Ask with a slow, streaming reply → Cancel on the progress notification
-//      → "Cancelled." → the next question is answered.
+//      → "Cancelled." → the next question is answered → another slow one is
+//      cancelled with `Lantern: Cancel`.
 //   4. Ask → "Always Allow in This Workspace" → in a new conversation a
 //      follow-up from the panel reads without any prompt.
 //
@@ -26,8 +28,6 @@
 //                              start the server with this instead (e.g. an LSP tap)
 //   LANTERN_E2E_HEADED=1       show the browser
 //   LANTERN_E2E_KEEP=1         keep the temp folder (workspace, user data, fake model records)
-//   LANTERN_E2E_TRACE=1        trace the LSP traffic into that channel (lantern.trace.server)
-//   LANTERN_E2E_VERBOSE=1      print the extension's "Lantern" output channel at the end
 //
 // Screenshots go to tests/artifacts/e2e-*.png (and e2e-<n>-failure.png).
 // The last line of output is "<passed> passed, <failed> failed".
@@ -132,6 +132,13 @@ function buildVsix() {
 
 // ------------------------------------------------------------------ fake model
 
+// Fake model servers still running; ended if this process exits early (the
+// harness turns SIGINT/SIGTERM into process.exit, which runs 'exit' handlers).
+const liveFakes = new Set();
+process.on('exit', () => {
+  for (const proc of liveFakes) proc.kill('SIGKILL');
+});
+
 /** Start the fake OpenAI server on `port` with these turns; resolves once it listens. */
 async function startFake({ turns, port, dir, name }) {
   const script = path.join(dir, `${name}-turns.json`);
@@ -141,9 +148,15 @@ async function startFake({ turns, port, dir, name }) {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  liveFakes.add(proc);
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise((resolve) =>
+    proc.on('exit', (code, signal) => {
+      liveFakes.delete(proc);
+      resolve({ code, signal });
+    }),
+  );
   let done = false;
   const stop = async () => {
     if (done) return;
@@ -201,7 +214,7 @@ async function startFake({ turns, port, dir, name }) {
 
 /** The answer panel's document (outer webview iframe → inner active frame). */
 function panel(page) {
-  return page.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
+  return page.frameLocator('iframe.webview >> visible=true').first().frameLocator('iframe#active-frame');
 }
 
 function lastTurn(page) {
@@ -280,6 +293,15 @@ async function clearNotifications(page) {
   await runCommand(page, 'Notifications: Clear All Notifications').catch(() => {});
 }
 
+/** Lantern's progress notification (the one with a Cancel button) is gone: the question finished. */
+async function waitProgressClosed(page, timeoutMs = 10_000) {
+  const progress = page
+    .locator('.notification-toast')
+    .filter({ hasText: 'Lantern' })
+    .filter({ has: page.locator('a.monaco-button', { hasText: /^\s*Cancel\s*$/ }) });
+  await until('the progress notification to close', async () => (await progress.count()) === 0, { timeoutMs });
+}
+
 async function approvalToastCount(page) {
   return page.locator('.notification-toast').filter({ hasText: 'Lantern wants to' }).count();
 }
@@ -292,22 +314,20 @@ function tail(text, lines = 60) {
   return text.split('\n').slice(-lines).join('\n');
 }
 
-/** The extension's "Lantern" output channel, as VS Code logs it, if found. */
-function lanternLog(userDataDir) {
-  const found = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/Lantern\.log$/.test(e.name)) found.push(p);
-    }
-  };
+/** What the "Lantern" output channel shows (Lantern: Show Log), for failure reports. */
+async function lanternOutput(page) {
   try {
-    walk(path.join(userDataDir, 'logs'));
-  } catch {
-    return '';
+    await page.keyboard.press('Escape').catch(() => {});
+    await runCommand(page, 'Lantern: Show Log', { timeoutMs: 5000 });
+    const lines = page.locator('.part.panel .monaco-editor .view-lines').first();
+    await lines.waitFor({ state: 'visible', timeout: 5000 });
+    await sleep(300);
+    return await lines.innerText({ timeout: 2000 });
+  } catch (err) {
+    return `(could not read it: ${err.message.split('\n')[0]})`;
+  } finally {
+    await runCommand(page, 'View: Hide Panel', { timeoutMs: 3000 }).catch(() => {});
   }
-  return found.map((f) => `--- ${f}\n${fs.readFileSync(f, 'utf8')}`).join('\n');
 }
 
 // ------------------------------------------------------------------ scenarios
@@ -345,7 +365,7 @@ const SCENARIOS = [
           throw new Error(`second model request has no tool message with app.py: ${JSON.stringify(second?.messages?.slice(-2))}`);
         }
       });
-      await page.waitForSelector('.notification-toast', { state: 'detached', timeout: 10_000 }).catch(() => {});
+      await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('answer');
       await step('click the reference in the answer', () =>
         lastTurn(page).locator('div.answer a.lantern-ref[data-ref]').first().click(),
@@ -368,12 +388,25 @@ const SCENARIOS = [
         const count = await editor.locator('.view-overlays .selected-text').count();
         if (count < 3) throw new Error(`expected selection highlights on 3 lines, found ${count}`);
       });
+      await step('the answer panel stays open next to the editor', async () => {
+        await waitForTab(page, 'Lantern', { timeoutMs: 5000 });
+        await lastTurn(page).locator('div.answer a.lantern-ref').first().waitFor({ state: 'visible', timeout: 5000 });
+      });
       await shot('reference-opened');
-      // A clean picture of the panel for the README.
-      await clearNotifications(page);
-      await sleep(300);
+      // A clean picture for the README: the panel (question, tool activity,
+      // answer, references) next to the opened reference, no side bar, no toasts.
+      await step('screenshot for the README', async () => {
+        await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+        try {
+          await page.mouse.move(300, 500); // no hover tooltip on the editor toolbar
+          await sleep(800);
+          if ((await page.locator('.notification-toast').count()) > 0) throw new Error('a notification is still showing');
+          await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'panel.png') });
+        } finally {
+          await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+        }
+      });
       const file = path.join(ARTIFACTS_DIR, 'panel.png');
-      await page.screenshot({ path: file });
       if (process.env.LANTERN_E2E_UPDATE_SCREENSHOT === '1') {
         await fsp.copyFile(file, path.join(EXT_DIR, 'media', 'screenshot-panel.png'));
         log('copied panel.png to vscode-extension/media/screenshot-panel.png');
@@ -399,7 +432,7 @@ const SCENARIOS = [
         if (String(toolMsg.content).includes('def handle_request')) throw new Error('the denied file reached the model');
         log(`tool result sent to the model: ${String(toolMsg.content).slice(0, 200)}`);
       });
-      await page.waitForSelector('.notification-toast', { state: 'detached', timeout: 10_000 }).catch(() => {});
+      await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('denied');
     },
   },
@@ -412,6 +445,7 @@ const SCENARIOS = [
         chunk_delay: 0.5,
       },
       { content: 'Yes, still here: ROUTES maps each path to its handler.' },
+      { content: `Once more, slowly. ${'Another long sentence that streams one word at a time. '.repeat(8)}`, chunk_delay: 0.5 },
     ],
     async run({ page, step, shot }) {
       const question = 'Explain the router slowly, please.';
@@ -438,7 +472,17 @@ const SCENARIOS = [
       const h2 = await textOf(lastTurn(page).locator('h2.question'));
       if (h2 !== 'Are you still there?') throw new Error(`last turn is ${JSON.stringify(h2)}`);
       if ((await lastTurn(page).locator('p.stop').count()) !== 0) throw new Error('the next answer shows a stop line');
+      await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('next-answer');
+      // The same through the command palette: Lantern: Cancel.
+      await step('ask another slow question', () => askFromPalette(page, 'And once more, slowly?'));
+      await step('the answer starts streaming', () => waitAnswer(page, /Once more, slowly/, { timeoutMs: 30_000 }));
+      await step('run Lantern: Cancel', () => runCommand(page, 'Lantern: Cancel'));
+      await step('panel shows "Cancelled." again', () =>
+        until('p.stop', async () => (await textOf(lastTurn(page).locator('p.stop'))) === 'Cancelled.', { timeoutMs: 15_000 }),
+      );
+      await step('the progress notification closes', () => waitProgressClosed(page));
+      await shot('cancelled-by-command');
     },
   },
   {
@@ -450,7 +494,7 @@ const SCENARIOS = [
       readApp('c2'),
       { content: 'Without asking again: not_found is at src/app.py:23-24.' },
     ],
-    async run({ page, step, shot, dataHome, workspace }) {
+    async run({ page, fake, step, shot, dataHome, workspace }) {
       await step('ask from the palette', () => askFromPalette(page, 'Where is ROUTES defined?'));
       await step('approval notification names src/app.py', () => waitForNotification(page, APPROVAL, { timeoutMs: 30_000 }));
       await shot('approval');
@@ -464,7 +508,7 @@ const SCENARIOS = [
         const text = await fsp.readFile(file, 'utf8').catch(() => '');
         if (!text.includes(path.basename(workspace))) throw new Error(`${file} does not name the workspace: ${JSON.stringify(text)}`);
       });
-      await page.waitForSelector('.notification-toast', { state: 'detached', timeout: 10_000 }).catch(() => {});
+      await step('the progress notification closes', () => waitProgressClosed(page));
       // A new conversation, so neither "Allow" nor "Allow for This Conversation" could cover it.
       await step('new conversation', () => runCommand(page, 'Lantern: New Conversation'));
       await step('panel is cleared', () => until('no turns in the panel', async () => (await panel(page).locator('article.turn').count()) === 0));
@@ -491,8 +535,16 @@ const SCENARIOS = [
         await watch;
       }
       if (sawPrompt) throw new Error('an approval notification appeared for the second read');
+      await step('the model got the file the second time', async () => {
+        const fourth = fake.chatRequests()[3];
+        const toolMsg = fourth?.messages?.find((m) => m.role === 'tool');
+        if (!toolMsg || !String(toolMsg.content).includes('def not_found')) {
+          throw new Error(`fourth model request has no tool message with app.py: ${JSON.stringify(fourth?.messages?.slice(-2))}`);
+        }
+      });
       const h2 = await textOf(lastTurn(page).locator('h2.question'));
       if (h2 !== 'Where do unknown paths go?') throw new Error(`last turn is ${JSON.stringify(h2)}`);
+      await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('no-prompt');
     },
   },
@@ -515,6 +567,17 @@ async function main() {
     if (!fs.existsSync(LANTERN)) throw new Error(`${LANTERN} is missing: create the venv and install the server first`);
     const vsix = await timed('build and package the extension', async () => buildVsix());
     root = await makeTempDir('lantern-e2e-');
+    const ownRoot = root;
+    process.on('exit', () => {
+      // Interrupted (SIGINT/SIGTERM → process.exit): the finally below does not run.
+      if (process.env.LANTERN_E2E_KEEP !== '1') {
+        try {
+          fs.rmSync(ownRoot, { recursive: true, force: true });
+        } catch {
+          /* best effort */
+        }
+      }
+    });
     const workspace = path.join(root, 'workspace');
     const userDataDir = path.join(root, 'user-data');
     const extensionsDir = path.join(root, 'extensions');
@@ -554,7 +617,6 @@ async function main() {
           'workbench.tips.enabled': false,
           'extensions.ignoreRecommendations': true,
           'telemetry.telemetryLevel': 'off',
-          ...(process.env.LANTERN_E2E_TRACE === '1' ? { 'lantern.trace.server': 'verbose' } : {}),
         },
       }),
     );
@@ -576,7 +638,10 @@ async function main() {
         log(`  ${scenario.n}: ${name} (${new Date().toISOString().slice(11, 23)})`);
         return fn();
       };
-      const shot = async (name) => screenshot(page, `e2e-${scenario.n}-${name}`);
+      const shot = async (name) => {
+        await sleep(400); // let notification toasts finish sliding in
+        return screenshot(page, `e2e-${scenario.n}-${name}`);
+      };
       try {
         if (fake) await fake.stop();
         fake = undefined;
@@ -599,7 +664,7 @@ async function main() {
         console.error(`FAIL ${label}: step "${current}" failed: ${err.stack || err}`);
         if (file) console.error(`  screenshot: ${file}`);
         console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-        console.error(`--- Lantern output channel (tail):\n${tail(lanternLog(userDataDir))}`);
+        console.error(`--- Lantern output channel (visible part):\n${await lanternOutput(page)}`);
         if (fake) console.error(`--- fake model stderr (tail):\n${tail(fake.stderr(), 20)}`);
       }
     }
@@ -612,9 +677,6 @@ async function main() {
     await closeBrowser(browser);
     if (fake) await fake.stop().catch(() => {});
     if (server) await server.stop().catch(() => {});
-    if (process.env.LANTERN_E2E_VERBOSE === '1' && root) {
-      console.error(`--- Lantern output channel:\n${lanternLog(path.join(root, 'user-data'))}`);
-    }
     if (process.env.LANTERN_E2E_KEEP === '1') log(`kept ${root}`);
     else await removeDir(root).catch(() => {});
   }

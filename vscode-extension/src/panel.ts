@@ -19,7 +19,8 @@ export class AnswerPanel implements vscode.Disposable {
 
   show(): void {
     if (this.panel) {
-      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      // Every event comes through here: leave a visible panel where it is.
+      if (!this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
       return;
     }
     const media = vscode.Uri.joinPath(this.extensionUri, "media");
@@ -74,7 +75,9 @@ export class AnswerPanel implements vscode.Disposable {
     const document = await vscode.workspace.openTextDocument(uri);
     const last = Math.min(ref.endLine, document.lineCount) - 1;
     const selection = new vscode.Selection(ref.startLine - 1, 0, last, document.lineAt(last).text.length);
-    const editor = await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection });
+    // Not in the panel's own group: a preview editor there would replace the panel.
+    const viewColumn = this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+    const editor = await vscode.window.showTextDocument(document, { viewColumn, selection });
     editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 

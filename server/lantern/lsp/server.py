@@ -208,6 +208,16 @@ async def _progress_token(ls: LanternServer, given: Any) -> str | int | None:
     return token
 
 
+def _progress_text(event: dict[str, Any]) -> str:
+    """`read_file src/app.py: awaiting approval` for the editor's progress notification."""
+    args = event.get("arguments")
+    target = ""
+    if isinstance(args, dict):
+        target = str(args.get("path") or args.get("pattern") or "")[:60]
+    status = str(event["status"]).replace("_", " ")
+    return f"{event['name']} {target}: {status}" if target else f"{event['name']}: {status}"
+
+
 async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
     question = params.get("question")
     if not isinstance(question, str) or not question.strip():
@@ -228,7 +238,7 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
         if token is not None and event.get("kind") == "tool":
             progress.report(
                 token,
-                types.WorkDoneProgressReport(message=f"{event['name']}: {event['status']}"),
+                types.WorkDoneProgressReport(message=_progress_text(event)),
             )
 
     def on_conversation(conversation: str) -> None:
