@@ -357,3 +357,29 @@ async def test_missing_file_is_not_found(ctx: ToolContext, big: Path) -> None:
     result = await run(ctx, "read_file", {"path": "src/nope.py"})
     assert result.is_error and result.code == "not_found"
     assert "src/nope.py" in result.content
+
+
+async def test_key_block_that_runs_past_the_end_of_the_window_does_not_leak(
+    ctx: ToolContext, keyfile: Path
+) -> None:
+    """The window ends inside the block (BEGIN on line 3): its first body lines stay hidden."""
+    result = await run(ctx, "read_file", {"path": "deploy.py", "offset": 2, "limit": 4})
+    assert not result.is_error
+    assert "Qk9EWQ" not in result.content
+    assert "3│[REDACTED:private_key]" in result.content
+
+
+async def test_a_key_block_below_the_window_does_not_change_what_is_counted(
+    ctx: ToolContext, keyfile: Path
+) -> None:
+    result = await run(ctx, "read_file", {"path": "deploy.py", "offset": 1, "limit": 2})
+    assert "of 15]" in result.content
+    assert result.redactions == 1  # only the token shown on line 1
+
+
+async def test_a_cut_line_counts_characters_not_bytes(
+    ctx: ToolContext, workspace_dir: Path
+) -> None:
+    (workspace_dir / "wide.txt").write_text("é" * 5000 + "\n", "utf-8")
+    result = await run(ctx, "read_file", {"path": "wide.txt"})
+    assert "[line cut: 5,000 characters]" in result.content

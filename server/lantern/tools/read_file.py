@@ -18,17 +18,19 @@ DESCRIPTION = (
 )
 
 
-def _read_capped(fd: int, cap: int) -> bytes:
-    """Read at most cap+1 bytes, whatever st_size says."""
+def _read_capped(fd: int, cap: int, size_hint: int) -> bytes:
+    """Read at most cap+1 bytes, whatever st_size says (it only sizes the first read)."""
     chunks: list[bytes] = []
     left = cap + 1
+    want = min(left, size_hint + 1)
     while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
+        chunk = os.read(fd, want)
         if not chunk:
             break
         chunks.append(chunk)
         left -= len(chunk)
-    return b"".join(chunks)
+        want = min(left, 1 << 16)  # the file grew, or the hint was wrong
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(shown: str) -> ToolError:
@@ -39,13 +41,11 @@ def _too_large(shown: str) -> ToolError:
     )
 
 
-async def _read_open(
-    opened: Opened, offset: int, limit: int, decision: str | None
-) -> ToolResult:
+async def _read_open(opened: Opened, offset: int, limit: int, decision: str | None) -> ToolResult:
     """Checks 7–10 on a handle that passed checks 2–6; closes the handle."""
     shown = opened.target.shown
     try:
-        data = await asyncio.to_thread(_read_capped, opened.fd, MAX_FILE_BYTES)
+        data = await asyncio.to_thread(_read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:

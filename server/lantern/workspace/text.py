@@ -90,10 +90,12 @@ def _join(lines: list[bytes] | list[str]) -> str:
     )
 
 
-def _line_start(data: bytes, number: int) -> int:
-    """Byte index where 1-based line `number` starts, counting newlines chunk by chunk."""
+def _line_start(data: bytes, number: int) -> int | None:
+    """Byte index where 1-based line `number` starts (None past the end), chunk by chunk."""
     pos, left = 0, number - 1
     while left > 0:
+        if pos >= len(data):
+            return None
         end = min(pos + _CHUNK, len(data))
         found = data.count(b"\n", pos, end)
         if found >= left:
@@ -101,7 +103,17 @@ def _line_start(data: bytes, number: int) -> int:
             return end - len(rest)
         left -= found
         pos = end
-    return pos
+    return pos if pos < len(data) else None
+
+
+def _window_lines(data: bytes, start: int, want: int) -> list[bytes]:
+    """`want` lines from byte `start`, copying only about as much as they hold."""
+    span = _CHUNK
+    while True:
+        piece = data[start : start + span]
+        if piece.count(b"\n") >= want or start + span >= len(data):
+            return piece.split(b"\n", want)[:want]
+        span *= 4
 
 
 def _lines(data: bytes, shown: str) -> tuple[int, list[bytes] | list[str], dict[str, int]]:
@@ -123,18 +135,40 @@ def _lines(data: bytes, shown: str) -> tuple[int, list[bytes] | list[str], dict[
     return total, raw_lines, {}
 
 
+def _fast_window(data: bytes, shown: str, offset: int, want: int) -> tuple[int, list[bytes]] | None:
+    """Total lines and the window of a plain UTF-8 file without splitting all of it.
+
+    Each byte is counted once (up to the window, then after it). None means the slow
+    path must run: a BOM, or a private key block that starts above or inside the window
+    (it must be redacted with the whole text so its body cannot leak).
+    """
+    if data.startswith(_BOM_PREFIXES):
+        return None
+    if b"\0" in data[:_SNIFF_BYTES]:
+        raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)")
+    unterminated = 1 if data and not data.endswith(b"\n") else 0
+    start = _line_start(data, offset)
+    if start is None:
+        return data.count(b"\n") + unterminated, []
+    total = offset - 1 + data.count(b"\n", start) + unterminated
+    chosen = _window_lines(data, start, min(want, total - offset + 1))
+    end = start + sum(len(line) + 1 for line in chosen)
+    if data.find(b"PRIVATE KEY", 0, end) >= 0:
+        return None
+    return total, chosen
+
+
 def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
     """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
     want = min(limit, MAX_LINES)
-    plain = not data.startswith(_BOM_PREFIXES) and b"PRIVATE KEY" not in data
-    if plain:
-        # The common case: plain UTF-8, only the requested window is split and decoded.
-        if b"\0" in data[:_SNIFF_BYTES]:
-            raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)")
-        total = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-        counts: dict[str, int] = {}
+    fast = _fast_window(data, shown, offset, want)
+    counts: dict[str, int] = {}
+    chosen: list[bytes] | list[str]
+    if fast is not None:
+        total, chosen = fast
     else:
         total, all_lines, counts = _lines(data, shown)
+        chosen = all_lines[offset - 1 : offset - 1 + want]
     if total == 0:
         return Window([], 1, 0, False, {}, 0, False)
     if offset > total:
@@ -142,13 +176,6 @@ def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
             "invalid_arguments",
             f"offset: {shown} has {total} lines; offset {offset} is past the end",
         )
-    want = min(want, total - offset + 1)
-    if plain:
-        chosen: list[bytes] | list[str] = data[_line_start(data, offset) :].split(b"\n", want)[
-            :want
-        ]
-    else:
-        chosen = all_lines[offset - 1 : offset - 1 + want]
     decoded, replaced = _decode_all(chosen)
     # Keep a margin past the cut so a secret that straddles it is still recognised.
     texts = [text[: MAX_LINE_CHARS + 1024] for text in decoded]
@@ -160,11 +187,10 @@ def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
     used = 0
     capped = False
     for number, (text, original) in enumerate(
-        zip(redacted.text.split("\n"), chosen, strict=True), start=offset
+        zip(redacted.text.split("\n"), decoded, strict=True), start=offset
     ):
         if len(text) > MAX_LINE_CHARS or len(original) > MAX_LINE_CHARS + 1024:
-            full = len(original)
-            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {full:,} characters]"
+            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {len(original):,} characters]"
             cut += 1
         size = len(text.encode("utf-8", "replace")) + len(str(number)) + 4
         if lines and used + size > MAX_OUTPUT_BYTES:
