@@ -225,15 +225,6 @@ StartServer = Callable[..., Awaitable[Lantern]]
 
 
 @pytest.fixture
-def fake() -> Iterable[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def home(tmp_path: Path) -> Path:
     folder = tmp_path / "home"
     folder.mkdir()

@@ -213,20 +213,11 @@ class RawServer:
 
 
 @pytest.fixture
-def raw_fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def raw_server(tmp_path: Path, raw_fake: FakeOpenAI) -> Iterator[RawServer]:
+def raw_server(tmp_path: Path, fake: FakeOpenAI) -> Iterator[RawServer]:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "main.py").write_text("print('hello')\n", "utf-8")
-    server = RawServer(server_env(tmp_path / "home", raw_fake.base_url), tmp_path / "stderr.log")
+    server = RawServer(server_env(tmp_path / "home", fake.base_url), tmp_path / "stderr.log")
     try:
         server.initialize(root)
         yield server
@@ -334,10 +325,10 @@ def test_an_object_without_jsonrpc_is_an_invalid_request(raw_server: RawServer) 
 
 
 def test_stdout_carries_only_json_rpc_during_a_full_question(
-    raw_server: RawServer, raw_fake: FakeOpenAI
+    raw_server: RawServer, fake: FakeOpenAI
 ) -> None:
     """Logs, warnings and stray prints go to stderr; stdout stays strictly framed."""
-    raw_fake.add_turns(
+    fake.add_turns(
         [
             {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "main.py"}}]},
             {"content": "It prints hello (main.py:1)."},
