@@ -15,7 +15,9 @@ Everything runs in one process against the scripted fake OpenAI server
 2. Overhead per tool round trip: a question scripted as one read_file call then an answer,
    minus two raw SDK turns replaying Lantern's two request bodies: argument parsing and
    validation, the approval gate (`Fixed(ALLOW_ONCE)`), the jailed read, bookkeeping, audit.
-   The tool's own time (`ToolCallRecord.ms`) is shown next to it.
+   The tool's own time (`ToolCallRecord.ms`) is shown next to it. The same again with
+   `toolProtocol = "text"` (the call written as `<tool_call>` markup in the reply, the result
+   sent back as a user message): the text tool protocol's parsing and rendering on top.
 3. Bytes of tool output the model receives for a fixed, well-behaved script (a search,
    then three focused read_file windows around the hits) on a generated repository,
    against a naive reader that sends each file it reads whole, `cat -n` style.
@@ -38,6 +40,7 @@ import contextlib
 import copy
 import cProfile
 import io
+import json
 import os
 import platform
 import pstats
@@ -376,6 +379,13 @@ class Bench:
             limits=Limits(),
             audit=AuditLog(workspace=self.workspace.name, workspace_key=self.workspace.key),
         )
+        self.text_agent = Agent(
+            model=self.model,
+            workspace=self.workspace,
+            approvals=Fixed(Decision.ALLOW_ONCE),
+            limits=Limits(tool_protocol="text"),
+            audit=self.agent.audit,
+        )
         # The baseline: the bare SDK, configured like ModelClient's (timeouts, retries).
         self.raw = openai.AsyncOpenAI(
             base_url=fake.base_url,
@@ -388,13 +398,16 @@ class Bench:
         await self.model.close()
         await self.raw.close()
 
-    async def ask(self, question: str, script: Script) -> tuple[Took, AskResult, list[Any]]:
+    async def ask(
+        self, question: str, script: Script, text: bool = False
+    ) -> tuple[Took, AskResult, list[Any]]:
         """One Lantern question on a fresh conversation; its time and request bodies."""
         before = len(self.fake.chat_requests())
         self.fake.add_turns(script)
         events: list[Any] = []
+        agent = self.text_agent if text else self.agent
         clock = Clock()
-        result = await self.agent.ask(question, Conversation(), events.append)
+        result = await agent.ask(question, Conversation(), events.append)
         elapsed = clock.took()
         if result.stop_reason != "done":
             raise RuntimeError(f"question ended with {result.stop_reason}: {result.error}")
@@ -418,18 +431,21 @@ class Bench:
             raise RuntimeError("baseline left scripted turns unused")
         return elapsed
 
-    async def measure(self, question: str, script: Script, repeat: int, warmup: int) -> Samples:
-        _, _, bodies = await self.ask(question, script)
+    async def measure(
+        self, question: str, script: Script, repeat: int, warmup: int, text: bool = False
+    ) -> Samples:
+        _, _, bodies = await self.ask(question, script, text)
         samples = Samples()
         for i in range(warmup + repeat):
             # Alternate which side goes first so neither always runs on a warmer loop.
             if i % 2:
                 raw = await self.raw_turns(bodies, script)
-                took, result, got = await self.ask(question, script)
+                took, result, got = await self.ask(question, script, text)
             else:
-                took, result, got = await self.ask(question, script)
+                took, result, got = await self.ask(question, script, text)
                 raw = await self.raw_turns(bodies, script)
-            if got != bodies:
+            # (The text protocol's call ids and result fences are fresh each run.)
+            if got != bodies and not text:
                 raise RuntimeError("Lantern's request bodies changed between runs")
             if i < warmup:
                 continue
@@ -456,6 +472,12 @@ def tool_script() -> Script:
         {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": args}]},
         {"content": ANSWER},
     ]
+
+
+def text_tool_script() -> Script:
+    args = {"path": READ_FILE, "offset": READ_OFFSET, "limit": READ_LIMIT}
+    call = json.dumps({"name": "read_file", "arguments": args})
+    return [{"content": f"<tool_call>{call}</tool_call>"}, {"content": ANSWER}]
 
 
 def focused_script(root: Path) -> tuple[Script, list[tuple[str, int, int]]]:
@@ -616,6 +638,7 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
     try:
         plain = await bench.measure("What does this project do?", plain_script(), **vars_of(args))
         tool = await bench.measure(tool_question, tool_script(), **vars_of(args))
+        text = await bench.measure(tool_question, text_tool_script(), **vars_of(args), text=True)
         sent = await tool_bytes(bench, repo)
         profile_text = ""
         if args.profile:
@@ -644,6 +667,12 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
         f"{med(tool.diff) - med(plain.diff):7.2f} ms   "
         f"(CPU {med(tool.cpu_diff) - med(plain.cpu_diff):.2f} ms)"
     )
+    print()
+    print('2b. The same tool round trip with toolProtocol = "text" (the call as markup)')
+    report("Agent.ask", text.lantern)
+    report("raw AsyncOpenAI stream, same 2 requests", text.raw)
+    report("Lantern overhead per tool round trip", text.diff, GOAL_OVERHEAD_MS)
+    report("  same, event-loop thread CPU only", text.cpu_diff)
     print()
     ratio = sent["total"] / sent["naive"]
     print(

@@ -28,6 +28,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ from lantern.approvals import Decision, Fixed
 from lantern.tools import ripgrep, search
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
+from lantern.tools.results import ResultFilter
 from lantern.tools.schemas import SearchArgs
-from lantern.workspace.roots import Workspace
+from lantern.workspace.roots import Target, Workspace
 
 HERE = Path(__file__).resolve().parent
 SEED = 20240611
@@ -437,11 +439,29 @@ def lantern_rg_args(ctx: ToolContext, pattern: str | None = None) -> list[str]:
     """The ripgrep arguments Lantern builds for search (a pattern) or list_files (None).
 
     Search reuses `search._flags` (private, but it is the exact argv); list_files has no
-    such helper, so its three-part argv is rebuilt as in tools/list_files.py.
+    such helper, so its argv is rebuilt as in tools/list_files.py. Both get the rules of
+    the root's own ignore files, which Lantern reads and hands rg in a temporary file.
     """
+    fed = _fed_rules_file(ctx)
     if pattern is None:  # as in tools/list_files.py
-        return ["--files", *ripgrep.COMMON_FLAGS, *ripgrep.policy_flags(ctx.workspace, None)]
-    return [*search._flags(SearchArgs.model_validate({"pattern": pattern}), ctx), "."]
+        return [
+            "--files",
+            "--null",
+            f"--threads={ripgrep.walk_threads()}",
+            *ripgrep.COMMON_FLAGS,
+            *ripgrep.policy_flags(ctx.workspace, None),
+            *fed,
+        ]
+    return [*search._flags(SearchArgs.model_validate({"pattern": pattern}), ctx), *fed, "."]
+
+
+def _fed_rules_file(ctx: ToolContext) -> list[str]:
+    root = ctx.workspace.roots[0]
+    check = ResultFilter(ctx.workspace, Target(root, (), "."))
+    try:
+        return ripgrep.ignore_file(check.fed_rules())
+    finally:
+        check.close()
 
 
 def figures(tree: Tree, ctx: ToolContext) -> list[Figure]:
@@ -523,6 +543,92 @@ def print_table(rows: list[Row]) -> None:
             print(f"{'':<20} note: {row.note}")
 
 
+# --- hostile workspaces (--hardening) ----------------------------------------------------
+
+
+def _deep_tree(root: Path, depth: int, files: int) -> None:
+    """`files` small files at the bottom of a chain of `depth` folders (by handle: the
+    path is longer than the kernel takes in one call)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    for i in range(files):
+        out = os.open(f"f{i}.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, b"needle\n")
+        os.close(out)
+    os.close(fd)
+
+
+def _big_gitignore(n: int = 50_000) -> str:
+    shapes = ["gen_{i}/", "*.ext{i}", "src/mod{i}/*.tmp", "cache{i}*", "**/deep{i}/x?.md"]
+    return "".join(shapes[i % len(shapes)].format(i=i) + "\n" for i in range(n))
+
+
+async def _timed(tool: str, args: dict[str, Any], ctx: ToolContext) -> tuple[float, float, str]:
+    """Seconds for one call, the longest the event loop went without running a tick,
+    and the error code when the call failed."""
+    stall = 0.0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal stall
+        last = time.perf_counter()
+        while not done:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            stall = max(stall, now - last)
+            last = now
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.sleep(0.005)  # the ticker is running before the call starts
+    started = time.perf_counter()
+    result = await run_tool(tool, args, ctx)
+    spent = time.perf_counter() - started
+    done = True
+    await tick
+    return spent, stall, result.code or ""
+
+
+async def _hardening_rows(base: Path) -> list[tuple[str, float, float, str]]:
+    deep = base / "deep"
+    deep.mkdir()
+    (deep / ".gitignore").write_text("*.log\nbuild/\n")
+    _deep_tree(deep, 2000, 300)
+    big = base / "big"
+    (big / "src").mkdir(parents=True)
+    (big / ".gitignore").write_text(_big_gitignore())
+    for i in range(200):
+        (big / "src" / f"m{i}.py").write_text("needle = 1\n")
+    rows = []
+    ctx = ToolContext(Workspace([deep]), Fixed(Decision.ALLOW_ONCE))
+    for name, tool, args in [
+        ("read_file, 2,000-part path", "read_file", {"path": "/".join(["x"] * 2000)}),
+        ("list_files, depth 2,000", "list_files", {"max_results": 500}),
+        ("search, depth 2,000", "search", {"pattern": "needle", "max_results": 500}),
+    ]:
+        rows.append((name, *await _timed(tool, args, ctx)))
+    ctx = ToolContext(Workspace([big]), Fixed(Decision.ALLOW_ONCE))
+    rows.append(("search, 50k globs, 1st", *await _timed("search", {"pattern": "needle"}, ctx)))
+    rows.append(("search, 50k globs, next", *await _timed("search", {"pattern": "needle"}, ctx)))
+    rows.append(("list_files, 50k globs", *await _timed("list_files", {}, ctx)))
+    return rows
+
+
+def run_hardening() -> None:
+    """Hostile workspaces: each call's time, and the longest stall of the event loop."""
+    base = Path(tempfile.mkdtemp(prefix="lantern-hardening-"))
+    try:
+        rows = asyncio.run(_hardening_rows(base))
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(base)], check=False)  # too deep for rmtree
+    print(f"\n{'hostile workspace':<28} {'call ms':>9} {'longest loop stall ms':>22}  error")
+    for name, spent, stall, code in rows:
+        print(f"{name:<28} {spent * 1000:>9.1f} {stall * 1000:>22.1f}  {code}")
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -533,6 +639,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=200, help="approximate size of the tree in MB")
     parser.add_argument("--repeat", type=int, default=7, help="timed runs per figure")
     parser.add_argument("--data", type=Path, default=HERE / ".data", help="cache folder")
+    parser.add_argument(
+        "--hardening", action="store_true", help="also time hostile workspaces (deep, huge rules)"
+    )
     args = parser.parse_args(argv)
 
     args.data.mkdir(parents=True, exist_ok=True)
@@ -546,6 +655,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"load average before: {_load()}\n")
     print_table(run_benchmark(tree, args.repeat))
+    if args.hardening:
+        run_hardening()
     print(f"\nload average after: {_load()} (above ~{os.cpu_count()}: other work competed)")
     return 0
 

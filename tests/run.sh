@@ -20,7 +20,7 @@ echo "== ruff"
 echo "== mypy --strict server/"
 .venv/bin/mypy
 echo "== pytest"
-.venv/bin/pytest -q -p no:cacheprovider tests/unit tests/cli tests/lsp
+.venv/bin/pytest -q -p no:cacheprovider -n auto tests/unit tests/cli tests/lsp tests/neovim tests/dialects
 
 echo "== VS Code extension: typecheck, unit tests, package"
 (

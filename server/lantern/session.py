@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lantern.approvals import Approver, Remembering
+from lantern.approvals import Prompt, Remembering
 from lantern.config import Settings, load_settings_lenient
+from lantern.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
@@ -24,11 +25,16 @@ if TYPE_CHECKING:
     from lantern.agent.conversation import Conversations
     from lantern.agent.loop import AskResult, EventSink
     from lantern.agent.model import ModelClient
-    from lantern.tools.base import Shown
+    from lantern.tools.base import SeenSpan
 
 
 class NoWorkspace(Exception):
-    """Asked before any workspace folder was opened."""
+    """Asked before any workspace folder was opened.
+
+    Clients recognise it by `code`, sent as the result's `errorCode`, not by its message.
+    """
+
+    code = "no_workspace"
 
 
 @dataclass(frozen=True)
@@ -51,15 +57,16 @@ def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Session:
-    def __init__(self, editor: Approver, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, prompt: Prompt, environ: Mapping[str, str] | None = None) -> None:
         self.environ = os.environ if environ is None else environ
         self.folders: list[str] = []
         self.workspace: Workspace | None = None
         self._init_options: Mapping[str, Any] = {}
         self._configuration: Mapping[str, Any] = {}
+        self._folder_configurations: list[Mapping[str, Any]] = []
         self.settings = Settings()
         self._problems: set[str] = set()
-        self.approvals = Remembering(editor)
+        self.approvals = Remembering(prompt)
         self._conversations: Conversations | None = None
         self._locks: dict[str, asyncio.Lock] = {}
         self._models: dict[tuple[Any, ...], ModelClient] = {}
@@ -78,8 +85,12 @@ class Session:
         *,
         init_options: Mapping[str, Any] | None = None,
         configuration: Mapping[str, Any] | None = None,
+        folder_configurations: Sequence[Mapping[str, Any]] | None = None,
     ) -> list[str]:
         """Re-resolve settings; returns a message for each bad setting (its default is kept).
+
+        `folder_configurations` (the client's settings for each workspace folder) can
+        only narrow the result: see `lantern.trust`.
 
         A problem that was already returned by the previous call is not returned again,
         so a bad `initializationOptions` value is reported once, not on every change.
@@ -88,10 +99,14 @@ class Session:
             self._init_options = init_options
         if configuration is not None:
             self._configuration = configuration
+        if folder_configurations is not None:
+            self._folder_configurations = list(folder_configurations)
         client = _merge(self._init_options, self._configuration)
         self.settings, problems = load_settings_lenient(
             client=client, environ=self.environ, client_source="client settings"
         )
+        for folder in self._folder_configurations:
+            self.settings = narrow(self.settings, folder)
         new = [p for p in problems if p not in self._problems]
         self._problems = set(problems)
         approval = self.settings.approval
@@ -138,10 +153,10 @@ class Session:
         return self._models[key]
 
     @staticmethod
-    async def _context(workspace: Workspace, selection: Selection) -> tuple[str, list[Shown]]:
+    async def _context(workspace: Workspace, selection: Selection) -> tuple[str, list[SeenSpan]]:
         """The selection as text for the model: jailed and redacted, but not prompted for."""
+        from lantern.errors import ToolError
         from lantern.tools.read_file import read_selection
-        from lantern.workspace.errors import ToolError
 
         try:
             target = workspace.target_for_abspath(selection.path)
@@ -154,7 +169,7 @@ class Session:
             "The user selected this code in the editor and sent it with the question "
             "(their own choice; shown without a tool call):\n"
         )
-        return intro + result.content, result.shown
+        return intro + result.content, result.seen
 
     async def ask(
         self,
@@ -179,8 +194,8 @@ class Session:
         async with lock:  # one question at a time per conversation
             context = None
             if selection is not None:
-                context, shown = await self._context(workspace, selection)
-                conv.seen.add_all(shown)
+                context, seen = await self._context(workspace, selection)
+                conv.seen.add_all(seen)
             agent = Agent(
                 model=model,
                 workspace=workspace,

@@ -59,7 +59,6 @@ class Project:
     canaries: tuple[str, ...]
 
 
-
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     root = tmp_path / "proj"

@@ -1,4 +1,4 @@
-"""`lantern tool NAME 'JSON_ARGS'` (DESIGN section 9), run as a real subprocess.
+"""`lantern tool NAME 'JSON_ARGS'`, run as a real subprocess.
 
 HOME and the XDG folders point into tmp_path, so no test reads the user's
 config or writes to the user's log.

@@ -10,6 +10,15 @@ next turn, including turns that inject a fault, so a client's retry gets the tur
 it. Once the script is used up, the server answers HTTP 500 with
 ``{"error": {"message": "fake server: no scripted turn left", "type": "server_error"}}``.
 
+To replay a real server's dialect, a turn's ``raw`` body (SSE text, or a JSON error body
+with ``raw_status``) is written verbatim; given as a list, each element is a separate
+socket write, so events and tags can be split wherever a test wants::
+
+    Turn(raw=['data: {"choices":[{"index":0,"delta":{"content":"<thi', 'nk>"}}]}\n\n',
+              "data: [DONE]\n\n"])
+    Turn(raw='[{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}]',
+         raw_status=400)
+
 Python use::
 
     with FakeOpenAI([Turn(content="Hello there")]) as fake:
@@ -43,7 +52,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from types import FrameType, TracebackType
@@ -149,6 +158,25 @@ class Turn:
     another."""
     expect: dict[str, Any] | None = None
     """Reserved; ignored."""
+    raw: str | bytes | list[str | bytes] | None = None
+    """Replay a real server byte for byte: the response body, written verbatim (``str`` as
+    UTF-8, ``bytes`` as they are) instead of anything built from the fields above. A list
+    is written one element per socket write and flush (``chunk_delay`` apart), so an SSE
+    event, a ``<think>`` tag or a JSON object can be split across TCP writes exactly where
+    a test wants it. Requests are recorded as usual. ``fault`` may be ``"cut"`` (close
+    after the last element, no terminating chunk) or ``"stall"`` (then send nothing
+    more)."""
+    raw_status: int = 200
+    """HTTP status sent with ``raw``."""
+    raw_headers: dict[str, Any] = field(default_factory=dict)
+    """Extra response headers sent with ``raw``."""
+    raw_content_type: str | None = None
+    """``Content-Type`` for ``raw``. Default: ``application/json`` for an error status or
+    a body that starts with ``{`` or ``[``, else ``text/event-stream; charset=utf-8``."""
+    raw_chunked: bool | None = None
+    """Send ``raw`` with ``Transfer-Encoding: chunked`` (one HTTP chunk per element) or
+    with ``Content-Length``. Default: chunked for an event stream, a length for JSON,
+    as servers do."""
 
     def __post_init__(self) -> None:
         if self.fault is None and self.status is not None:
@@ -159,6 +187,13 @@ class Turn:
             self.status = 500
         if not isinstance(self.content, str):
             raise TypeError("Turn.content must be a str")
+        if self.raw is not None:
+            if not isinstance(self.raw, str | bytes) and not (
+                isinstance(self.raw, list) and all(isinstance(p, str | bytes) for p in self.raw)
+            ):
+                raise TypeError("Turn.raw must be str or bytes, or a list of them")
+            if self.fault not in (None, "cut", "stall"):
+                raise ValueError("Turn.raw replays a whole reply: only 'cut' or 'stall' mix")
         for index, call in enumerate(self.tool_calls):
             _normalize_tool_call(index, call)  # validate early
 
@@ -174,13 +209,27 @@ class Turn:
             kwargs[name] = value
         if kwargs.get("tool_calls") is None:
             kwargs.pop("tool_calls", None)
-        if kwargs.get("headers") is None:
-            kwargs.pop("headers", None)
+        for key in ("headers", "raw_headers"):
+            if kwargs.get(key) is None:
+                kwargs.pop(key, None)
         return cls(**kwargs)
 
     @classmethod
     def coerce(cls, turn: Turn | Mapping[str, Any]) -> Turn:
         return turn if isinstance(turn, Turn) else cls.from_dict(turn)
+
+    def raw_parts(self) -> list[bytes]:
+        """The ``raw`` body as the separate writes to make (empty parts dropped)."""
+        parts = [self.raw] if isinstance(self.raw, str | bytes) else list(self.raw or [])
+        return [p.encode("utf-8") if isinstance(p, str) else p for p in parts if p]
+
+    def raw_content_type_or_default(self) -> str:
+        if self.raw_content_type is not None:
+            return self.raw_content_type
+        body = b"".join(self.raw_parts()).lstrip()
+        if self.raw_status != 200 or body[:1] in (b"{", b"["):
+            return "application/json"
+        return "text/event-stream; charset=utf-8"
 
     def effective_finish_reason(self) -> str:
         if self.finish_reason is not None:
@@ -211,7 +260,8 @@ def _normalize_tool_call(index: int, call: Mapping[str, Any]) -> tuple[str, str,
 def load_script(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a script file: ``{"turns": [...]}`` (a bare list of turns is accepted too).
 
-    Optional keys: ``"models"`` (list of model ids) and ``"reject_stream_options"``.
+    Optional keys: ``"models"`` (list of model ids), ``"reject_stream_options"`` (true, or
+    a raw turn) and ``"reject_tools"`` (a raw turn); see :class:`FakeOpenAI`.
     Returns a dict with ``turns`` as :class:`Turn` objects.
     """
     with open(path, encoding="utf-8") as fh:
@@ -568,7 +618,20 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        if fake.reject_stream_options and "stream_options" in body:
+        for param, answer in (
+            ("stream_options", fake.stream_options_answer),
+            ("tools", fake.tools_answer),
+        ):
+            if answer is not None and param in body:
+                # Answered like a real server that rejects the parameter on every request;
+                # no scripted turn is used up, so a client's retries all meet the same answer.
+                self._replay(answer)
+                return
+        for check, answer in list(fake.rejections):
+            if check(body):
+                self._replay(answer)
+                return
+        if fake.reject_stream_options is True and "stream_options" in body:
             self._send_json(
                 400,
                 _error_body(
@@ -588,7 +651,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(model, str) or not model:
             model = fake.models[0] if fake.models else "fake-model"
         self._wait(turn.delay)
-        if turn.fault == "hang":
+        if turn.raw is not None:
+            self._replay(turn)
+        elif turn.fault == "hang":
             self._wait_for_disconnect()
         elif turn.fault == "status":
             self._send_status_fault(turn, model)
@@ -613,6 +678,41 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(status, _error_body(message, error_type, code), turn.headers)
 
     # -- replies -------------------------------------------------------------------
+
+    def _replay(self, turn: Turn) -> None:
+        """Write ``turn.raw`` verbatim, one socket write and flush per part."""
+        parts = turn.raw_parts()
+        content_type = turn.raw_content_type_or_default()
+        chunked = turn.raw_chunked
+        if chunked is None:
+            chunked = content_type.startswith("text/event-stream")
+        self.send_response(turn.raw_status)
+        self.send_header("Content-Type", content_type)
+        if content_type.startswith("text/event-stream"):
+            self.send_header("Cache-Control", "no-cache")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(sum(len(p) for p in parts)))
+        for name, value in turn.raw_headers.items():
+            self.send_header(str(name), str(value))
+        self.end_headers()
+        self.wfile.flush()
+        for i, part in enumerate(parts):
+            if i:
+                self._wait(turn.chunk_delay)
+            if chunked:
+                self._write_chunk(part)
+            else:
+                self.wfile.write(part)
+                self.wfile.flush()
+        if turn.fault == "cut":
+            self._abort()
+        elif turn.fault == "stall":
+            self._wait_for_disconnect()
+        elif chunked:
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
 
     def _complete(self, turn: Turn, request: Mapping[str, Any], model: str) -> None:
         calls = turn.normalized_tool_calls()
@@ -752,6 +852,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def _raw_answer(value: bool | Turn | Mapping[str, Any] | None) -> Turn | None:
+    """A rejection given as a raw turn (``True``/``False``/``None`` are not one)."""
+    if value is None or isinstance(value, bool):
+        return None
+    turn = Turn.coerce(value)
+    if turn.raw is None or turn.fault is not None:
+        raise ValueError("a rejection must be a raw turn: give 'raw' (and 'raw_status')")
+    return turn
+
+
 def _model_object(model: str) -> dict[str, Any]:
     return {"id": model, "object": "model", "created": 0, "owned_by": "fake"}
 
@@ -760,19 +870,28 @@ def _model_object(model: str) -> dict[str, Any]:
 
 
 class FakeOpenAI:
-    """A scripted OpenAI-compatible server on ``127.0.0.1``; see the module docstring."""
+    """A scripted OpenAI-compatible server on ``127.0.0.1``; see the module docstring.
+
+    ``reject_stream_options=True`` answers any request carrying ``stream_options`` with
+    OpenAI's 400; given a raw :class:`Turn` instead (e.g. Mistral's 422 body), that turn is
+    the answer. ``reject_tools`` (a raw turn) answers every request carrying ``tools``,
+    as servers without tool support do. Neither uses up a scripted turn.
+    """
 
     def __init__(
         self,
         turns: Iterable[Turn | Mapping[str, Any]] | None = None,
         *,
         models: Sequence[str] = ("fake-model",),
-        reject_stream_options: bool = False,
+        reject_stream_options: bool | Turn | Mapping[str, Any] = False,
+        reject_tools: Turn | Mapping[str, Any] | None = None,
         port: int = 0,
         record_path: str | os.PathLike[str] | None = None,
     ) -> None:
         self.models: list[str] = list(models)
         self.reject_stream_options = reject_stream_options
+        self.reject_tools = reject_tools
+        self.rejections: list[tuple[Callable[[dict[str, Any]], bool], Turn]] = []
         self.record_path = record_path
         self.requests: list[RecordedRequest] = []
         self._requested_port = port
@@ -783,6 +902,38 @@ class FakeOpenAI:
         self._port: int | None = None
         if turns is not None:
             self.add_turns(turns)
+
+    # -- rejections ----------------------------------------------------------------
+    # A raw turn (e.g. Mistral's 422, Ollama's "does not support tools" 400) served to
+    # every request that carries the parameter, without consuming the script.
+
+    @property
+    def reject_stream_options(self) -> bool | Turn:
+        return self.stream_options_answer or self._reject_stream_options
+
+    @reject_stream_options.setter
+    def reject_stream_options(self, value: bool | Turn | Mapping[str, Any]) -> None:
+        self.stream_options_answer = _raw_answer(value)
+        self._reject_stream_options = value is True
+
+    @property
+    def reject_tools(self) -> Turn | None:
+        return self.tools_answer
+
+    @reject_tools.setter
+    def reject_tools(self, value: Turn | Mapping[str, Any] | None) -> None:
+        self.tools_answer = _raw_answer(value)
+
+    def reject_if(
+        self, check: Callable[[dict[str, Any]], bool], answer: Turn | Mapping[str, Any]
+    ) -> None:
+        """Answer every chat request whose JSON body ``check`` accepts with the raw turn
+        ``answer``, without using a scripted turn: a server's request validation, e.g.
+        Groq's 400 for an unknown ``reasoning`` property on an assistant message."""
+        turn = _raw_answer(answer)
+        if turn is None:
+            raise ValueError("reject_if needs a raw turn")
+        self.rejections.append((check, turn))
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -911,9 +1062,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     script: dict[str, Any] = load_script(args.script) if args.script else {"turns": []}
     models = args.models or script.get("models") or ["fake-model"]
-    reject = args.reject_stream_options
+    reject: bool | Mapping[str, Any] | None = args.reject_stream_options
     if reject is None:
-        reject = bool(script.get("reject_stream_options", False))
+        # A script may give a raw turn (e.g. Mistral's 422) as well as true/false.
+        scripted = script.get("reject_stream_options", False)
+        reject = scripted if isinstance(scripted, Mapping) else bool(scripted)
 
     signal.signal(signal.SIGTERM, _raise_signalled)
     signal.signal(signal.SIGINT, _raise_signalled)
@@ -921,6 +1074,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         script["turns"],
         models=models,
         reject_stream_options=reject,
+        reject_tools=script.get("reject_tools"),
         port=args.port,
         record_path=args.record,
     )

@@ -31,8 +31,8 @@ EVENT = "lantern/event"
 REQUEST_CANCELLED = -32800
 
 ALLOW = "Allow"
-ALLOW_CONVERSATION = "Allow for This Conversation"
-ALLOW_WORKSPACE = "Always Allow in This Workspace"
+ALLOW_CONVERSATION = "Allow in Chat"
+ALLOW_WORKSPACE = "Always Allow"
 DENY = "Deny"
 ACTIONS = [ALLOW, ALLOW_CONVERSATION, ALLOW_WORKSPACE, DENY]
 
@@ -41,8 +41,6 @@ WAIT = 15.0
 
 _DROPPED_PREFIXES = ("OPENAI_", "LANTERN_", "XDG_", "OLLAMA_")
 _DROPPED = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"}
-
-
 
 
 def server_env(home: Path, base_url: str) -> dict[str, str]:
@@ -103,7 +101,21 @@ class Lantern:
         #: What the client answers to the next prompts: an action title, None (dismiss)
         #: or an async function of the prompt message.
         self.answer: Answer = ALLOW
+        #: The server's reply to `initialize`.
+        self.initialized: types.InitializeResult | None = None
+        #: How many times the server pulled `workspace/configuration` (answered at once).
+        self.configuration_pulls = 0
         self._event_waiters: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Event]] = []
+        self._prompt_tasks: list[asyncio.Task[Any]] = []
+
+        get_configuration = client.get_configuration
+
+        def counted(*, section: str | None = None, scope_uri: str | None = None) -> Any:
+            if scope_uri is None:  # each pull asks for the unscoped section first
+                self.configuration_pulls += 1
+            return get_configuration(section=section, scope_uri=scope_uri)
+
+        client.get_configuration = counted  # type: ignore[method-assign]
 
         @client.feature(EVENT)
         def on_event(params: Any) -> None:
@@ -119,6 +131,9 @@ class Lantern:
         ) -> types.MessageActionItem | None:
             assert [a.title for a in params.actions or []] == ACTIONS
             assert params.type == types.MessageType.Info
+            task = asyncio.current_task()
+            if task is not None:
+                self._prompt_tasks.append(task)
             self.prompts.append(params.message)
             self.prompt_opened.set()
             answer = self.answer
@@ -137,8 +152,17 @@ class Lantern:
         options: Mapping[str, Any] | None = None,
         *,
         configuration: bool = True,
+        position_encodings: list[str] | None = None,
     ) -> None:
+        general = (
+            None
+            if position_encodings is None
+            else types.GeneralClientCapabilities(
+                position_encodings=[types.PositionEncodingKind(e) for e in position_encodings]
+            )
+        )
         capabilities = types.ClientCapabilities(
+            general=general,
             window=types.WindowClientCapabilities(
                 work_done_progress=True,
                 show_message=types.ShowMessageRequestClientCapabilities(),
@@ -150,7 +174,7 @@ class Lantern:
         folder_list = [
             types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name) for folder in folders
         ]
-        await asyncio.wait_for(
+        self.initialized = await asyncio.wait_for(
             self.client.initialize_session(
                 types.InitializeParams(
                     capabilities=capabilities,
@@ -204,6 +228,24 @@ class Lantern:
         finally:
             self._event_waiters.remove((predicate, flag))
 
+    async def answers_sent(self) -> None:
+        """Until every prompt so far has been answered and the answer written to the server.
+
+        pygls sends a handler's result from a done-callback added before any waiter's, so
+        once the handler tasks are done the answers are on the wire: a request sent after
+        this reaches the server after them."""
+        pending = [t for t in self._prompt_tasks if not t.done()]
+        if pending:
+            done, _ = await asyncio.wait(pending, timeout=WAIT)
+            assert len(done) == len(pending), "a prompt is still unanswered"
+        await asyncio.sleep(0)  # let the done-callbacks run (they are scheduled, not called)
+
+    async def wait_configuration_pulls(self, count: int) -> None:
+        """Until the server has pulled `workspace/configuration` `count` times in all."""
+        async with asyncio.timeout(WAIT):
+            while self.configuration_pulls < count:
+                await asyncio.sleep(0.02)
+
     async def wait_prompt(self) -> str:
         await asyncio.wait_for(self.prompt_opened.wait(), WAIT)
         self.prompt_opened.clear()
@@ -255,6 +297,7 @@ async def start_server(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartServe
         *,
         configuration: Mapping[str, Any] | None = None,
         answer: Answer = ALLOW,
+        position_encodings: list[str] | None = None,
     ) -> Lantern:
         env = server_env(home, fake.base_url)
         config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env)
@@ -265,7 +308,7 @@ async def start_server(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartServe
         lantern = Lantern(client, env)
         lantern.answer = answer
         started.append(lantern)
-        await lantern.initialize(folders, options)
+        await lantern.initialize(folders, options, position_encodings=position_encodings)
         return lantern
 
     yield start

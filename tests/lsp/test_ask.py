@@ -1,5 +1,5 @@
 """`lantern/ask` end to end: the real server in a subprocess, pytest-lsp as the editor,
-the fake OpenAI server as the model (DESIGN sections 5 and 8)."""
+the fake OpenAI server as the model."""
 
 from __future__ import annotations
 
@@ -92,6 +92,7 @@ async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, work
     [open_event] = seen_while_open
     assert open_event["callId"] == "call_1" and open_event["status"] == "awaiting_approval"
     assert open_event["message"] == ls.prompts[0]
+    assert open_event["summary"] == "src/app.py · lines 1–400"
 
     # Events: all for this request and conversation, tool and answerDelta in order.
     events = ls.events_of("q1")
@@ -123,7 +124,7 @@ async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, work
     middle = reports[1:-1]
     assert middle and all(isinstance(r, types.WorkDoneProgressReport) for r in middle)
     assert [r.message for r in middle] == [
-        f"read_file src/app.py: {s.replace('_', ' ')}" for s in tools
+        f"read_file src/app.py · lines 1–400: {s.replace('_', ' ')}" for s in tools
     ]
     assert str(token)
 
@@ -238,7 +239,7 @@ async def test_an_unanswered_prompt_times_out_as_a_deny(
     assert "line 1 of app" not in json.dumps(fake.chat_requests()[1])
     # The late answer arrives after the timeout; the server must shrug it off.
     release.set()
-    await asyncio.sleep(0.3)
+    await ls.answers_sent()  # the next question reaches the server after the late answer
     ls.answer = ALLOW
     fake.add_turns([{"content": "Still here."}])
     assert (await ls.ask("Still there?"))["answer"] == "Still here."
@@ -311,9 +312,7 @@ async def test_cancel_during_an_open_prompt(
     await expect_cancelled(pending)
     # The prompt is answered only now, after the question is gone.
     release.set()
-    await asyncio.sleep(0.3)
-    assert len(fake.chat_requests()) == 1  # the read never reached the model
-    assert fake.turns_left == 0
+    await ls.answers_sent()  # the next question reaches the server after the answer
     ls.answer = ALLOW
     fake.add_turns(
         [{"tool_calls": [read_call("r9", "README.md")]}, {"content": "README.md:1 says proj."}]
@@ -321,6 +320,14 @@ async def test_cancel_during_an_open_prompt(
     result = await ls.ask("And the readme?")
     assert result["stopReason"] == "done" and result["toolCalls"][0]["status"] == "done"
     assert result["references"][0]["path"] == "README.md"
+    # The allowed read of the cancelled question never ran: nothing of app.py reached the
+    # model, and the model was asked once for it and twice for the next question.
+    requests = fake.chat_requests()
+    assert len(requests) == 3 and fake.turns_left == 0
+    assert not any("line 1 of app" in all_text(r) for r in requests)
+    assert [m["content"] for m in requests[1]["messages"] if m["role"] == "user"][-1] == (
+        "And the readme?"
+    )
 
 
 # --------------------------------------------------------------------- conversations

@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lantern.lsp.transport import structure
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import SERVER_COMMAND, server_env
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 TIMEOUT = 10.0
 
 
@@ -343,3 +345,73 @@ def test_stdout_carries_only_json_rpc_during_a_full_question(
     assert reply["result"]["stopReason"] == "done", reply
     assert reply["result"]["toolCalls"][0]["status"] == "done"
     _ends_cleanly(raw_server)
+
+
+def test_a_body_nested_too_deeply_to_parse_is_a_parse_error(raw_server: RawServer) -> None:
+    # 10 KB of brackets used to raise RecursionError out of the read loop and end the server.
+    nested = b"[" * 5000 + b"]" * 5000
+    body = b'{"jsonrpc": "2.0", "id": 7, "method": "x", "params": [' + nested + b"]}"
+    raw_server.send(frame(body))
+    reply = raw_server.error(PARSE_ERROR)
+    assert reply["id"] is None and "deeply" in reply["error"]["message"]
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+def test_params_that_do_not_fit_the_method_are_invalid_params(raw_server: RawServer) -> None:
+    # Well-formed JSON-RPC, but pygls cannot build `HoverParams` from it: the error names
+    # the request's id, and the server keeps serving.
+    raw_server.request("hover", "textDocument/hover", {"position": "nowhere"})
+    reply = raw_server.response("hover")
+    assert reply["error"]["code"] == INVALID_PARAMS, reply
+    raw_server.assert_serving()
+    _ends_cleanly(raw_server)
+
+
+@pytest.mark.parametrize(("shut_down", "code"), [(True, 0), (False, 1)])
+def test_end_of_input_exits_0_only_after_shutdown(
+    raw_server: RawServer, shut_down: bool, code: int
+) -> None:
+    """LSP: exit code 0 if `shutdown` came first, else 1; end of input counts as `exit`."""
+    if shut_down:
+        raw_server.request("bye", "shutdown")
+        assert raw_server.response("bye").get("result", "missing") is None
+    assert raw_server.proc.stdin is not None
+    raw_server.proc.stdin.close()
+    assert raw_server.proc.wait(timeout=TIMEOUT) == code
+
+
+def test_structure_applies_the_hook_as_json_object_hook_would() -> None:
+    """Each body is parsed once; pygls's hook must still see every object, in the order
+    and with the children the parser's `object_hook` would have given it."""
+    text = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "params": {"a": [{"b": {}}, 3, [{"c": [{"d": 1}]}]], "e": {"f": None}, "g": []},
+        }
+    )
+
+    def recording(seen: list[str]) -> Callable[[dict[str, Any]], Any]:
+        def hook(obj: dict[str, Any]) -> Any:
+            seen.append(json.dumps(obj, default=repr))
+            return ("hooked", sorted(obj))
+
+        return hook
+
+    by_parser: list[str] = []
+    by_structure: list[str] = []
+    expected = json.loads(text, object_hook=recording(by_parser))
+    assert structure(json.loads(text), recording(by_structure)) == expected
+    assert by_structure == by_parser and len(by_parser) == 7
+    assert structure([1, "x", None], recording([])) == [1, "x", None]
+
+
+def test_structure_has_no_depth_limit_of_its_own() -> None:
+    deep: Any = {"leaf": True}
+    for _ in range(50_000):
+        deep = [deep]
+    out = structure(deep, lambda obj: "object")
+    for _ in range(50_000):
+        out = out[0]
+    assert out == "object"

@@ -1,4 +1,4 @@
-"""Workspace folders and settings of `lantern serve` (DESIGN sections 8 and 10)."""
+"""Workspace folders and settings of `lantern serve`."""
 
 from __future__ import annotations
 
@@ -81,6 +81,31 @@ async def test_a_folder_added_later(
     assert after["references"][0]["uri"] == (b / "x.py").as_uri()
 
 
+async def test_a_folder_added_later_brings_its_own_narrowing(
+    start_server: StartServer, fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    # Folder b's own settings deny x.py: that must hold from the moment b is added,
+    # not from the next settings change.
+    a, b = _folders(tmp_path)
+    fake.add_turns([{"tool_calls": [read_call("c1", "b/x.py")]}, {"content": "Denied."}])
+    ls = await start_server([a], configuration={"approval": {"mode": "workspace"}})
+    ls.client.set_configuration(
+        {"approval": {"deny": ["x.py"]}}, section="lantern", scope_uri=b.as_uri()
+    )
+    pulls = ls.configuration_pulls
+    ls.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=b.as_uri(), name="b")], removed=[]
+            )
+        )
+    )
+    await ls.wait_configuration_pulls(pulls + 1)
+    result = await ls.ask("What is in b/x.py?")
+    assert result["toolCalls"][0]["code"] == "sensitive_path"
+    assert "B_CONTENT" not in all_text(fake.chat_requests()[1])
+
+
 async def test_settings_changed_at_runtime(
     start_server: StartServer, fake: FakeOpenAI, workspace: Path
 ) -> None:
@@ -105,8 +130,9 @@ async def test_settings_changed_at_runtime(
 
     # No settings in the notification: the server pulls `workspace/configuration`.
     ls.client.set_configuration({"approval": {"mode": "ask"}}, section="lantern")
+    pulls = ls.configuration_pulls
     ls.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await asyncio.sleep(0.3)  # the pull is a round trip of its own
+    await ls.wait_configuration_pulls(pulls + 1)  # the pull is a round trip of its own
     fake.add_turns(question("c3", "src/app.py"))
     result = await ls.ask("Read app again?")
     assert result["toolCalls"][0]["status"] == "done"

@@ -1,4 +1,4 @@
-"""The audit log (DESIGN section 11): one JSON line per tool call, never contents or paths."""
+"""The audit log: one JSON line per tool call, never contents or paths."""
 
 from __future__ import annotations
 
@@ -9,9 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.approvals import (
+    ApprovalRequest,
+    Approver,
+    Decision,
+    Fixed,
+    Remembering,
+    WorkspaceGrants,
+)
 from lantern.audit import AuditLog
-from lantern.tools.base import Approvals, ToolContext, ToolResult
+from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
@@ -19,7 +26,7 @@ CANARY = "audit-canary-" + "5be1d0"
 
 
 class AlwaysAllow:
-    async def decide(self, request: ApprovalRequest) -> Decision:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         return Decision.ALLOW_ONCE
 
 
@@ -42,7 +49,7 @@ def records(audit: AuditLog) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def ctx_for(ws: Path, approvals: Approvals, conversation: str = "conv-1") -> ToolContext:
+def ctx_for(ws: Path, approvals: Approver, conversation: str = "conv-1") -> ToolContext:
     return ToolContext(Workspace([ws]), approvals, conversation_id=conversation)
 
 
@@ -73,7 +80,7 @@ async def test_one_line_per_call_with_every_field(
 async def test_decisions(ws: Path, audit: AuditLog, tmp_path: Path) -> None:
     grants = WorkspaceGrants(tmp_path / "approvals.json")
     asking = Remembering(AlwaysAllow(), grants=grants)
-    calls: list[tuple[Approvals, str, dict[str, Any]]] = [
+    calls: list[tuple[Approver, str, dict[str, Any]]] = [
         (Fixed(Decision.ALLOW_ONCE), "list_files", {}),
         (asking, "read_file", {"path": "src/app.py"}),
         (asking, "search", {"pattern": "print", "path": "src"}),
@@ -182,3 +189,67 @@ def test_model_request_line(audit: AuditLog) -> None:
     assert record["completionTokens"] == 5
     assert record["bytes"] == 123
     assert record["workspaceHash"] == "k"
+
+
+# --- model-chosen strings are data ---------------------------------------------------------
+
+
+def raw_lines(audit: AuditLog) -> list[str]:
+    """The log as bytes → strict UTF-8, split on newlines only."""
+    return audit.path.read_bytes().decode("utf-8").split("\n")[:-1]
+
+
+async def test_lone_surrogates_from_the_model_never_crash_a_write(
+    ws: Path, audit: AuditLog
+) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE), conversation="conv-\ud800")
+    unknown = await run_tool("\ud800", {"\ud800": "\udfff"}, ctx, audit)
+    assert unknown.code == "unknown_tool"
+    unknown.content.encode("utf-8")  # the message the model gets back encodes too
+    bad_key = await run_tool("read_file", {"\ud800": 1, "path": "src/app.py"}, ctx, audit)
+    bad_path = await run_tool("read_file", {"path": "src/\ud800.py"}, ctx, audit)
+    assert bad_key.is_error and bad_path.is_error
+    audit.tool_call(
+        conversation="c", tool="t", path="p\udc80", decision="auto", content="\ud83d", ms=1
+    )
+    audit.model_request(
+        conversation="c",
+        model="m\ud800",
+        prompt_tokens=1,
+        completion_tokens=1,
+        bytes_sent=1,
+        outcome="ok",
+        ms=1,
+    )
+    lines = raw_lines(audit)
+    assert len(lines) == 5
+    got = [json.loads(line) for line in lines]
+    assert got[0]["tool"] == "\\ud800" and got[0]["conversation"] == "conv-\\ud800"
+    assert got[3]["path"] == "p\\udc80"
+    assert got[3]["sha256"] == hashlib.sha256("\ud83d".encode("utf-8", "surrogatepass")).hexdigest()
+    assert got[4]["model"] == "m\\ud800"
+
+
+async def test_model_chosen_strings_are_capped(ws: Path, audit: AuditLog) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    await run_tool("t" * 60_000, {}, ctx, audit)
+    file_text = "return total / count; " * 150  # a file's text passed as a path
+    result = await run_tool("read_file", {"path": file_text}, ctx, audit)
+    assert result.code == "not_found"
+    lines = raw_lines(audit)
+    assert len(lines) == 2 and all(len(line) < 1_000 for line in lines)
+    tool, path = json.loads(lines[0])["tool"], json.loads(lines[1])["path"]
+    assert tool == "t" * 200 + "…(60,000 chars)"
+    assert path == file_text[:200] + f"…({len(file_text):,} chars)"
+
+
+async def test_controls_in_model_chosen_strings_are_escaped(ws: Path, audit: AuditLog) -> None:
+    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    name = 'x\n{"kind":"tool","tool":"read_file"}\r\u2028\x85\x1b[2J'
+    await run_tool(name, {}, ctx, audit)
+    (line,) = raw_lines(audit)
+    for char in ("\r", "\u2028", "\x85", "\x1b"):
+        assert char not in line
+    assert json.loads(line)["tool"] == (
+        'x\\n{"kind":"tool","tool":"read_file"}\\r\\u2028\\u0085\\u001b[2J'
+    )

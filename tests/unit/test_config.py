@@ -1,4 +1,4 @@
-"""Settings: defaults, precedence, validation and secrecy (DESIGN section 10)."""
+"""Settings: defaults, precedence, validation and secrecy."""
 
 from __future__ import annotations
 
@@ -6,22 +6,27 @@ import re
 from pathlib import Path
 
 import pytest
+from lantern.agent.loop import Limits
 from lantern.config import (
-    ApprovalSettings,
     Settings,
     SettingsError,
     config_path,
-    env_layer,
-    load_file_layer,
     load_settings,
     load_settings_lenient,
-    parse_layer,
-    resolve,
-    resolve_lenient,
 )
 
 KEY = "sk-test-0123456789abcdef"
 ABSOLUTE_PATH = re.compile(r"(^|[\s'\"(])(/[\w.-]+)+|[A-Za-z]:\\")
+NOWHERE = Path(__file__).parent / "no-such-folder" / "config.toml"
+
+
+def client(layer: object, source: str = "initializationOptions") -> Settings:
+    """The settings from one client layer alone (no file, no environment)."""
+    return load_settings(client=layer, environ={}, file=NOWHERE, client_source=source)  # type: ignore[arg-type]
+
+
+def environment(environ: dict[str, str]) -> Settings:
+    return load_settings(environ=environ, file=NOWHERE)
 
 
 def write_config(tmp_path: Path, text: str) -> Path:
@@ -43,15 +48,18 @@ def assert_no_absolute_path(message: str, tmp_path: Path) -> None:
 
 
 def test_defaults() -> None:
-    s = resolve()
+    s = client({})
     assert s == Settings()
     assert s.model is None and s.base_url is None and s.api_key is None
-    assert s.approval == ApprovalSettings(mode="ask", allow=(), deny=(), timeout_seconds=120.0)
+    assert s.approval.mode == "ask"
+    assert s.approval.allow == () and s.approval.deny == ()
+    assert s.approval.timeout_seconds == 120.0
     assert s.max_steps == 20
     assert s.max_tool_output_bytes == 262144
     assert s.max_context_tokens == 32000
     assert s.request_timeout_seconds == 120.0
     assert s.question_timeout_seconds == 300.0
+    assert s.tool_protocol == "auto"
 
 
 def test_load_settings_with_nothing_gives_defaults(tmp_path: Path) -> None:
@@ -75,6 +83,7 @@ def test_public_dict_shape() -> None:
         "maxContextTokens": 32000,
         "requestTimeoutSeconds": 120.0,
         "questionTimeoutSeconds": 300.0,
+        "toolProtocol": "auto",
     }
 
 
@@ -130,8 +139,9 @@ def test_null_and_empty_string_mean_unset_at_that_layer(tmp_path: Path) -> None:
     assert s.max_steps == 4
 
 
-def test_resolve_later_layers_win() -> None:
-    s = resolve({"maxSteps": 1, "model": "a"}, {"maxSteps": 2}, {"maxSteps": 3})
+def test_higher_layers_win_key_by_key(tmp_path: Path) -> None:
+    path = write_config(tmp_path, 'maxSteps = 1\nmodel = "a"\n')
+    s = load_settings(file=path, environ={}, client={"maxSteps": 2}, cli={"maxSteps": 3})
     assert s.max_steps == 3
     assert s.model == "a"
 
@@ -147,52 +157,52 @@ def test_nested_approval_merges_key_by_key(tmp_path: Path) -> None:
         environ={},
         file=path,
     )
-    assert s.approval == ApprovalSettings(
-        mode="workspace",
-        allow=("src/**", "tests/**"),
-        deny=("secrets/**",),
-        timeout_seconds=30.0,
-    )
+    assert s.approval.mode == "workspace"
+    assert s.approval.allow == ("src/**", "tests/**")
+    assert s.approval.deny == ("secrets/**",)
+    assert s.approval.timeout_seconds == 30.0
 
 
-def test_empty_list_overrides_lower_layer() -> None:
-    s = resolve({"approval": {"allow": ["a/**"]}}, {"approval": {"allow": []}})
+def test_empty_list_overrides_lower_layer(tmp_path: Path) -> None:
+    path = write_config(tmp_path, '[approval]\nallow = ["a/**"]\n')
+    s = load_settings(file=path, environ={}, client={"approval": {"allow": []}})
     assert s.approval.allow == ()
 
 
 # --------------------------------------------------------------------------- environment
 
 
-def test_env_layer_names() -> None:
-    assert env_layer(
+def test_environment_variables() -> None:
+    s = environment(
         {
             "LANTERN_MODEL": "m",
             "LANTERN_BASE_URL": "http://localhost:11434/v1",
             "LANTERN_API_KEY": KEY,
             "UNRELATED": "x",
         }
-    ) == {"model": "m", "baseUrl": "http://localhost:11434/v1", "apiKey": KEY}
+    )
+    assert (s.model, s.base_url, s.api_key) == ("m", "http://localhost:11434/v1", KEY)
 
 
 def test_lantern_api_key_beats_openai_api_key() -> None:
-    layer = env_layer({"OPENAI_API_KEY": "sk-openai-000000000000", "LANTERN_API_KEY": KEY})
-    assert layer["apiKey"] == KEY
+    s = environment({"OPENAI_API_KEY": "sk-openai-000000000000", "LANTERN_API_KEY": KEY})
+    assert s.api_key == KEY
 
 
 def test_openai_variables_are_fallbacks() -> None:
-    layer = env_layer({"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://example.test/v1"})
-    assert layer == {"apiKey": KEY, "baseUrl": "https://example.test/v1"}
-    layer = env_layer({"OPENAI_BASE_URL": "https://o/v1", "LANTERN_BASE_URL": "https://l/v1"})
-    assert layer == {"baseUrl": "https://l/v1"}
+    s = environment({"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://example.test/v1"})
+    assert (s.api_key, s.base_url) == (KEY, "https://example.test/v1")
+    s = environment({"OPENAI_BASE_URL": "https://o/v1", "LANTERN_BASE_URL": "https://l/v1"})
+    assert s.base_url == "https://l/v1"
 
 
 def test_empty_lantern_variable_falls_back_to_openai() -> None:
-    assert env_layer({"LANTERN_API_KEY": "", "OPENAI_API_KEY": KEY}) == {"apiKey": KEY}
+    assert environment({"LANTERN_API_KEY": "", "OPENAI_API_KEY": KEY}).api_key == KEY
 
 
 def test_bad_env_base_url_names_key_and_variable() -> None:
     with pytest.raises(SettingsError) as info:
-        env_layer({"LANTERN_BASE_URL": "localhost:11434"})
+        environment({"LANTERN_BASE_URL": "localhost:11434"})
     assert "baseUrl" in str(info.value)
     assert "LANTERN_BASE_URL" in str(info.value)
 
@@ -200,37 +210,48 @@ def test_bad_env_base_url_names_key_and_variable() -> None:
 # --------------------------------------------------------------------------- parsing
 
 
-def test_parse_layer_normalizes_and_accepts_flat_dotted_keys() -> None:
-    layer = parse_layer(
+def test_flat_dotted_keys_nested_keys_and_unset_values() -> None:
+    s = client(
         {
             "approval.mode": "workspace",
             "approval": {"allow": ["a/**"], "timeoutSeconds": 5},
             "model": "  m  ",
             "baseUrl": "",
             "maxSteps": None,
-        },
-        "initializationOptions",
+        }
     )
-    assert layer == {
-        "approval": {"mode": "workspace", "allow": ("a/**",), "timeoutSeconds": 5.0},
-        "model": "m",
-    }
-    assert parse_layer(layer, "again") == layer
+    assert s.approval.mode == "workspace"
+    assert s.approval.allow == ("a/**",)
+    assert s.approval.timeout_seconds == 5.0
+    assert s.model == "m"
+    assert s.base_url is None
+    assert s.max_steps == 20
 
 
-def test_load_file_layer_missing_file_is_empty(tmp_path: Path) -> None:
-    assert load_file_layer(missing(tmp_path)) == {}
+def test_what_doctor_and_info_show_can_be_given_back(tmp_path: Path) -> None:
+    path = write_config(
+        tmp_path, 'model = "m"\ntoolProtocol = "text"\n[approval]\ndeny = ["*.pem"]\n'
+    )
+    s = load_settings(file=path, environ={"LANTERN_API_KEY": KEY})
+    shown = s.public_dict()
+    del shown["apiKey"]
+    assert client(shown) == s.model_copy(update={"api_key": None})
 
 
-def test_load_file_layer_reads_toml(tmp_path: Path) -> None:
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    assert load_settings(environ={}, file=tmp_path / "config.toml") == Settings()
+
+
+def test_file_is_read(tmp_path: Path) -> None:
     path = write_config(tmp_path, 'model = "m"\n[approval]\ndeny = ["*.pem"]\n')
-    assert load_file_layer(path) == {"model": "m", "approval": {"deny": ("*.pem",)}}
+    s = load_settings(environ={}, file=path)
+    assert s.model == "m"
+    assert s.approval.deny == ("*.pem",)
 
 
-def test_vscode_trace_setting_is_ignored() -> None:
-    assert parse_layer({"trace": {"server": "verbose"}, "maxSteps": 2}, "lantern") == {
-        "maxSteps": 2
-    }
+def test_vscode_trace_and_extension_settings_are_ignored() -> None:
+    s = client({"trace": {"server": "verbose"}, "server": {"command": ["x"]}, "maxSteps": 2})
+    assert s.max_steps == 2
 
 
 # --------------------------------------------------------------------------- validation
@@ -253,6 +274,8 @@ BAD_VALUES: list[tuple[dict[str, object], str, str]] = [
     ({"requestTimeoutSeconds": -1}, "requestTimeoutSeconds", "number > 0"),
     ({"questionTimeoutSeconds": True}, "questionTimeoutSeconds", "number > 0"),
     ({"questionTimeoutSeconds": float("inf")}, "questionTimeoutSeconds", "number > 0"),
+    ({"toolProtocol": "json"}, "toolProtocol", "must be 'auto', 'native' or 'text', got 'json'"),
+    ({"toolProtocol": True}, "toolProtocol", "must be 'auto', 'native' or 'text'"),
     ({"model": 42}, "model", "must be a string"),
     ({"baseUrl": "localhost:11434/v1"}, "baseUrl", "http:// or https://"),
     ({"baseUrl": "ftp://example.test"}, "baseUrl", "http:// or https://"),
@@ -266,7 +289,7 @@ def test_validation_error_names_key(
     layer: dict[str, object], key: str, fragment: str, tmp_path: Path
 ) -> None:
     with pytest.raises(SettingsError) as info:
-        parse_layer(layer, "initializationOptions")
+        client(layer)
     message = str(info.value)
     assert message.startswith(f"{key}: ")
     assert fragment in message
@@ -276,15 +299,43 @@ def test_validation_error_names_key(
     assert "sk-secret" not in message
 
 
-def test_exact_messages_from_brief() -> None:
+def test_exact_messages(tmp_path: Path) -> None:
+    path = write_config(tmp_path, '[approval]\nmode = "sometimes"\n')
     with pytest.raises(
         SettingsError,
-        match=r"^approval\.mode: must be 'ask' or 'workspace', "
-        r"got 'sometimes'",
+        match=r"^approval\.mode: must be 'ask' or 'workspace', got 'sometimes' "
+        r"\(from config\.toml\)$",
     ):
-        parse_layer({"approval": {"mode": "sometimes"}}, "config.toml")
-    with pytest.raises(SettingsError, match=r"^maxSteps: must be an integer ≥ 1, got -3"):
-        parse_layer({"maxSteps": -3}, "--max-steps")
+        load_settings(environ={}, file=path)
+    with pytest.raises(
+        SettingsError, match=r"^maxSteps: must be an integer ≥ 1, got -3 \(from --max-steps\)$"
+    ):
+        load_settings(cli={"maxSteps": -3}, cli_source="--max-steps", environ={}, file=NOWHERE)
+
+
+@pytest.mark.parametrize("value", ["auto", "native", "text"])
+def test_tool_protocol_values(value: str, tmp_path: Path) -> None:
+    path = write_config(tmp_path, f'toolProtocol = "{value}"\n')
+    assert load_settings(environ={}, file=path).tool_protocol == value
+    cli = {"toolProtocol": value}
+    assert (
+        load_settings(environ={}, file=path, client={"toolProtocol": "text"}, cli=cli).tool_protocol
+        == value
+    )
+
+
+def test_tool_protocol_from_the_environment(tmp_path: Path) -> None:
+    environ = {"LANTERN_TOOL_PROTOCOL": "text"}
+    assert load_settings(environ=environ, file=missing(tmp_path)).tool_protocol == "text"
+    with pytest.raises(SettingsError, match=r"^toolProtocol: .*\(from LANTERN_TOOL_PROTOCOL\)"):
+        environment({"LANTERN_TOOL_PROTOCOL": "xml"})
+
+
+def test_settings_reach_the_agent() -> None:
+    s = client({"toolProtocol": "native", "maxSteps": 3, "questionTimeoutSeconds": 9})
+    limits = Limits.from_settings(s)
+    assert (limits.tool_protocol, limits.max_steps, limits.question_timeout) == ("native", 3, 9.0)
+    assert Limits() == Limits.from_settings(Settings())  # the loop's defaults are the settings'
 
 
 def test_settings_error_is_value_error() -> None:
@@ -326,7 +377,7 @@ def toml_value(value: object) -> str:
 def test_toml_syntax_error(tmp_path: Path) -> None:
     path = write_config(tmp_path, 'model = "m"\nmaxSteps = 3\nbaseUrl = ?\n')
     with pytest.raises(SettingsError) as info:
-        load_file_layer(path)
+        load_settings(environ={}, file=path)
     message = str(info.value)
     assert message.startswith("config.toml line 3: Invalid value")
     assert_no_absolute_path(message, tmp_path)
@@ -336,7 +387,7 @@ def test_unreadable_file_is_an_error_without_path(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.mkdir()
     with pytest.raises(SettingsError) as info:
-        load_file_layer(path)
+        load_settings(environ={}, file=path)
     assert str(info.value).startswith("config.toml")
     assert_no_absolute_path(str(info.value), tmp_path)
 
@@ -345,7 +396,13 @@ def test_invalid_utf8_file(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b'model = "\xff"\n')
     with pytest.raises(SettingsError, match=r"config\.toml"):
-        load_file_layer(path)
+        load_settings(environ={}, file=path)
+
+
+def test_toml_error_at_end_of_file(tmp_path: Path) -> None:
+    path = write_config(tmp_path, 'model = "m')
+    with pytest.raises(SettingsError, match=r"^config\.toml at end of file: Unterminated string$"):
+        load_settings(environ={}, file=path)
 
 
 @pytest.mark.parametrize(
@@ -360,11 +417,11 @@ def test_invalid_utf8_file(tmp_path: Path) -> None:
 )
 def test_unknown_key_with_suggestion(key: str, suggestion: str) -> None:
     with pytest.raises(SettingsError) as info:
-        parse_layer({key: 1}, "config.toml")
+        client({key: 1})
     message = str(info.value)
     assert f"unknown setting {key!r}" in message
     assert f"(did you mean {suggestion!r}?)" in message
-    assert "config.toml" in message
+    assert "initializationOptions" in message
     assert info.value.key == key
 
 
@@ -372,12 +429,12 @@ def test_unknown_nested_key_is_named_with_its_dotted_name() -> None:
     with pytest.raises(
         SettingsError, match=r"unknown setting 'approval\.allowed'.*'approval\.allow'"
     ):
-        parse_layer({"approval": {"allowed": []}}, "initializationOptions")
+        client({"approval": {"allowed": []}})
 
 
 def test_unknown_key_without_close_match() -> None:
     with pytest.raises(SettingsError) as info:
-        parse_layer({"zzzqqq": 1}, "config.toml")
+        client({"zzzqqq": 1})
     assert "unknown setting 'zzzqqq'" in str(info.value)
     assert "did you mean" not in str(info.value)
 
@@ -390,16 +447,24 @@ def test_unknown_key_in_file(tmp_path: Path) -> None:
 
 def test_same_key_twice_in_one_layer() -> None:
     with pytest.raises(SettingsError, match=r"approval\.mode: given twice"):
-        parse_layer({"approval.mode": "ask", "approval": {"mode": "workspace"}}, "x")
+        client({"approval.mode": "ask", "approval": {"mode": "workspace"}})
+
+
+def test_unknown_key_is_reported_even_when_null() -> None:
+    with pytest.raises(SettingsError, match=r"unknown setting 'maxStepz'"):
+        client({"maxStepz": None})
 
 
 # --------------------------------------------------------------------------- lenient mode
 
 
+def lenient(layer: object, file: Path = NOWHERE) -> tuple[Settings, list[str]]:
+    return load_settings_lenient(client=layer, environ={}, file=file)  # type: ignore[arg-type]
+
+
 def test_lenient_keeps_defaults_and_reports() -> None:
-    settings, errors = resolve_lenient(
-        {"maxSteps": 0, "approval": {"mode": "sometimes", "allow": ["src/**"]}, "maxStep": 3},
-        sources=["initializationOptions"],
+    settings, errors = lenient(
+        {"maxSteps": 0, "approval": {"mode": "sometimes", "allow": ["src/**"]}, "maxStep": 3}
     )
     assert settings.max_steps == 20
     assert settings.approval.mode == "ask"
@@ -411,26 +476,24 @@ def test_lenient_keeps_defaults_and_reports() -> None:
     assert all("initializationOptions" in e for e in errors)
 
 
-def test_lenient_keeps_lower_layer_value() -> None:
-    settings, errors = resolve_lenient(
-        {"maxSteps": 5, "approval": {"mode": "workspace"}},
-        {"maxSteps": -1, "approval": {"mode": "never"}},
-    )
+def test_lenient_keeps_lower_layer_value(tmp_path: Path) -> None:
+    path = write_config(tmp_path, 'maxSteps = 5\n[approval]\nmode = "workspace"\n')
+    settings, errors = lenient({"maxSteps": -1, "approval": {"mode": "never"}}, path)
     assert settings.max_steps == 5
     assert settings.approval.mode == "workspace"
     assert len(errors) == 2
 
 
 def test_lenient_good_layers_report_nothing() -> None:
-    settings, errors = resolve_lenient({"maxSteps": 5})
+    settings, errors = lenient({"maxSteps": 5})
     assert settings.max_steps == 5
     assert errors == []
 
 
 def test_lenient_non_mapping_layer() -> None:
-    settings, errors = resolve_lenient(["not", "a", "mapping"])  # type: ignore[arg-type]
+    settings, errors = lenient(["not", "a", "mapping"])
     assert settings == Settings()
-    assert len(errors) == 1
+    assert errors == ["settings must be an object, got a list (from initializationOptions)"]
 
 
 def test_load_settings_lenient_skips_broken_file(tmp_path: Path) -> None:
@@ -449,9 +512,9 @@ def test_load_settings_lenient_skips_broken_file(tmp_path: Path) -> None:
         assert_no_absolute_path(message, tmp_path)
 
 
-def test_resolve_strict_raises_where_lenient_reports() -> None:
+def test_strict_raises_where_lenient_reports() -> None:
     with pytest.raises(SettingsError):
-        resolve({"maxSteps": 0})
+        client({"maxSteps": 0})
 
 
 # --------------------------------------------------------------------------- secrecy
@@ -466,20 +529,20 @@ def test_api_key_never_in_repr(tmp_path: Path) -> None:
 
 
 def test_public_dict_masks_api_key() -> None:
-    s = resolve({"apiKey": KEY})
+    s = client({"apiKey": KEY})
     public = s.public_dict()
     assert public["apiKey"] == "sk-…cdef"
     assert KEY not in repr(public)
 
 
 def test_public_dict_masks_short_key_completely() -> None:
-    public = resolve({"apiKey": "ollama"}).public_dict()
+    public = client({"apiKey": "ollama"}).public_dict()
     assert public["apiKey"] == "…"
     assert "ollama" not in repr(public)
 
 
 def test_bad_api_key_value_is_not_echoed() -> None:
     with pytest.raises(SettingsError) as info:
-        parse_layer({"apiKey": 123456789}, "config.toml")
+        client({"apiKey": 123456789})
     assert "123456789" not in str(info.value)
     assert "apiKey" in str(info.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -401,3 +402,215 @@ def test_cli_mode(tmp_path: Path) -> None:
     lines = record.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 1
     assert json.loads(lines[0])["body"]["messages"] == USER
+
+
+# --------------------------------------------------------------------------- raw replay
+
+
+def _post_raw(fake: FakeOpenAI, body: dict[str, Any]) -> tuple[bytes, bytes]:
+    """POST with a bare socket; return (header block, everything after it) as received."""
+    data = json.dumps(body).encode()
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+    )
+    with socket.create_connection(("127.0.0.1", fake.port), timeout=5) as sock:
+        sock.sendall(request)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, rest = received.partition(b"\r\n\r\n")
+    return head, rest
+
+
+def _http_chunks(body: bytes) -> list[bytes]:
+    """Split a chunked transfer-encoded body into its chunks; check it is terminated."""
+    chunks: list[bytes] = []
+    while True:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            assert body == b"\r\n", "the chunked body must end with the zero chunk"
+            return chunks
+        chunks.append(body[:size])
+        assert body[size : size + 2] == b"\r\n"
+        body = body[size + 2 :]
+
+
+SPLIT_SSE = [
+    'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m",'
+    '"choices":[{"index":0,"delta":{"role":"assistant","content":"<thi',
+    'nk>"},"finish_reason":null}]}\n\n: keep-alive\n\n',
+    'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m",'
+    '"choices":[{"index":0,"delta":{"content":"Hi ✓"},"finish_reason":"stop"}]}\n\n',
+    "data: [DONE]\n\n",
+]
+
+
+def test_raw_stream_parts_are_separate_http_chunks_written_verbatim(fake: FakeOpenAI) -> None:
+    fake.add_turns([Turn(raw=SPLIT_SSE)])
+    head, body = _post_raw(fake, {"model": "m", "messages": USER, "stream": True})
+    assert head.startswith(b"HTTP/1.1 200")
+    assert b"Content-Type: text/event-stream; charset=utf-8" in head
+    assert b"Transfer-Encoding: chunked" in head
+    assert _http_chunks(body) == [part.encode() for part in SPLIT_SSE]
+
+
+def test_raw_stream_split_mid_json_reaches_the_openai_client(fake: FakeOpenAI) -> None:
+    fake.add_turns([Turn(raw=SPLIT_SSE, chunk_delay=0.05)])
+    stream = client(fake).chat.completions.create(model="m", messages=USER, stream=True)
+    pieces = [chunk.choices[0].delta.content for chunk in stream]
+    assert pieces == ["<think>", "Hi ✓"]
+
+
+def test_raw_json_error_body_with_content_length(fake: FakeOpenAI) -> None:
+    gemini = '[{"error": {"code": 400, "message": "bad thing", "status": "INVALID_ARGUMENT"}}]'
+    fake.add_turns([Turn(raw=gemini, raw_status=400, raw_headers={"X-Extra": "1"})])
+    head, body = _post_raw(fake, {"model": "m", "messages": USER})
+    assert head.startswith(b"HTTP/1.1 400")
+    assert b"Content-Type: application/json" in head
+    assert b"Content-Length: %d" % len(gemini) in head
+    assert b"X-Extra: 1" in head
+    assert body == gemini.encode()
+    fake.add_turns([Turn(raw=gemini, raw_status=400)])
+    with pytest.raises(openai.BadRequestError) as info:
+        client(fake).chat.completions.create(model="m", messages=USER)
+    assert info.value.response.text == gemini
+
+
+def test_raw_list_with_content_length_and_empty_body(fake: FakeOpenAI) -> None:
+    parts = ['{"error": {"mess', 'age": "split"}}']
+    fake.add_turns(
+        [Turn(raw=parts, raw_status=503, raw_chunked=False), Turn(raw="", raw_status=422)]
+    )
+    head, body = _post_raw(fake, {"model": "m", "messages": USER})
+    assert head.startswith(b"HTTP/1.1 503") and b"Content-Length: 31" in head
+    assert body == "".join(parts).encode()
+    head, body = _post_raw(fake, {"model": "m", "messages": USER})
+    assert head.startswith(b"HTTP/1.1 422") and b"Content-Length: 0" in head
+    assert body == b""
+
+
+def test_raw_turns_record_each_request(fake: FakeOpenAI) -> None:
+    done = 'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n'
+    fake.add_turns([Turn(raw=[done, "data: [DONE]\n\n"]), {"raw": done + "data: [DONE]\n\n"}])
+    c = client(fake)
+    second = [*USER, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}]
+    for messages in (USER, second):
+        text = "".join(
+            ch.choices[0].delta.content or ""
+            for ch in c.chat.completions.create(model="m", messages=messages, stream=True)
+        )
+        assert text == "ok"
+    assert [body["messages"] for body in fake.chat_requests()] == [USER, second]
+    assert fake.turns_left == 0
+
+
+def test_raw_cut_ends_without_terminator(fake: FakeOpenAI) -> None:
+    first = 'data: {"choices":[{"index":0,"delta":{"content":"half"},"finish_reason":null}]}\n\n'
+    fake.add_turns([Turn(raw=[first], fault="cut")])
+    with pytest.raises(openai.APIConnectionError):
+        list(client(fake).chat.completions.create(model="m", messages=USER, stream=True))
+
+
+def test_raw_turn_validation() -> None:
+    with pytest.raises(TypeError):
+        Turn(raw=[1])  # type: ignore[list-item]
+    assert Turn(raw=[b"\xff\xfe", "\u2713"]).raw_parts() == [b"\xff\xfe", "\u2713".encode()]
+    with pytest.raises(ValueError):
+        Turn(raw="{}", status=500)
+    with pytest.raises(ValueError):
+        Turn(raw="{}", fault="hang")
+    turn = Turn.from_dict({"raw": ["a", "", "b"], "raw_status": 418, "raw_headers": None})
+    assert turn.raw_parts() == [b"a", b"b"] and turn.raw_status == 418
+
+
+def test_rejections_as_raw_turns_answer_every_matching_request() -> None:
+    no_tools = '{"error":{"message":"gemma does not support tools","type":"invalid_request_error"}}'
+    mistral = '{"object":"error","message":{"detail":[{"loc":["body","stream_options"]}]}}'
+    ok = 'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n'
+    with FakeOpenAI(
+        [Turn(raw=ok + "data: [DONE]\n\n")],
+        reject_tools={"raw": no_tools, "raw_status": 400},
+        reject_stream_options=Turn(raw=mistral, raw_status=422),
+    ) as server:
+        c = client(server)
+        tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+        for _ in range(2):  # the same answer each time; the script is untouched
+            with pytest.raises(openai.BadRequestError) as info:
+                c.chat.completions.create(model="m", messages=USER, tools=[tool])  # type: ignore[list-item]
+            assert info.value.response.text == no_tools
+        with pytest.raises(openai.UnprocessableEntityError) as unprocessable:
+            c.chat.completions.create(
+                model="m", messages=USER, stream=True, stream_options={"include_usage": True}
+            )
+        assert unprocessable.value.response.text == mistral
+        assert server.turns_left == 1
+        chunks = list(c.chat.completions.create(model="m", messages=USER, stream=True))
+        assert chunks[0].choices[0].delta.content == "ok"
+        assert len(server.chat_requests()) == 4
+    with pytest.raises(ValueError):
+        FakeOpenAI(reject_tools=Turn(content="not raw"))
+
+
+def test_cli_mode_script_with_raw_turns_and_rejections(tmp_path: Path) -> None:
+    no_tools = '{"error":{"message":"m does not support tools","type":"invalid_request_error"}}'
+    ok = 'data: {"choices":[{"index":0,"delta":{"content":"raw"},"finish_reason":"stop"}]}\n\n'
+    script = tmp_path / "turns.json"
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [{"raw": [ok, "data: [DONE]\n\n"]}],
+                "reject_tools": {"raw": no_tools, "raw_status": 400},
+                "reject_stream_options": {"raw": "", "raw_status": 422},
+            }
+        ),
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.openai_server", "--script", str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        info = json.loads(proc.stdout.readline())
+        c = openai.OpenAI(base_url=info["base_url"], api_key="x", max_retries=0, timeout=5)
+        tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+        with pytest.raises(openai.BadRequestError) as info_tools:
+            c.chat.completions.create(model="m", messages=USER, tools=[tool])  # type: ignore[list-item]
+        assert info_tools.value.response.text == no_tools
+        with pytest.raises(openai.UnprocessableEntityError):
+            c.chat.completions.create(
+                model="m", messages=USER, stream=True, stream_options={"include_usage": True}
+            )
+        chunks = list(c.chat.completions.create(model="m", messages=USER, stream=True))
+        assert chunks[0].choices[0].delta.content == "raw"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=5)
+    assert proc.returncode == 0
+
+
+def test_reject_if_answers_matching_requests_only(fake: FakeOpenAI) -> None:
+    groq = (
+        '{"error":{"message":"property \'reasoning\' is unsupported",'
+        '"type":"invalid_request_error"}}'
+    )
+    fake.reject_if(
+        lambda body: any("reasoning" in m for m in body["messages"]),
+        Turn(raw=groq, raw_status=400),
+    )
+    fake.add_turns([Turn(content="fine")])
+    c = client(fake)
+    with_reasoning: list[Any] = [*USER, {"role": "assistant", "content": "x", "reasoning": "r"}]
+    with pytest.raises(openai.BadRequestError) as info:
+        c.chat.completions.create(model="m", messages=with_reasoning)
+    assert info.value.response.text == groq
+    assert fake.turns_left == 1
+    assert c.chat.completions.create(model="m", messages=USER).choices[0].message.content == "fine"
+    with pytest.raises(ValueError):
+        fake.reject_if(lambda body: True, Turn(content="not raw"))

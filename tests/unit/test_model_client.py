@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from lantern.agent.model import ModelClient, ModelError, Reply, Usage
+from lantern.agent.reply import ChatTurn
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
@@ -25,7 +27,6 @@ TOOLS = [
 ]
 
 MakeClient = Callable[..., ModelClient]
-
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ async def complete(
 ) -> tuple[Reply, list[str]]:
     texts: list[str] = []
     reply = await client.complete(
-        MESSAGES, tools, texts.append, None if retries is None else retries.append
+        ChatTurn(MESSAGES, tools, texts.append, None if retries is None else retries.append)
     )
     return reply, texts
 
@@ -92,6 +93,29 @@ async def test_no_tools_sends_no_tools_key(fake: FakeOpenAI, make: MakeClient) -
     assert "tools" not in fake.chat_requests()[0]
 
 
+async def test_endpoint_rejecting_tool_choice_is_asked_without_tools(
+    fake: FakeOpenAI, make: MakeClient
+) -> None:
+    # The last step sends the tools with tool_choice "none"; a server whose schema has no
+    # tool_choice (422 naming it, as pydantic-validated servers answer) gets the request
+    # again without tools instead of failing the answer.
+    fake.reject_if(
+        lambda body: "tool_choice" in body,
+        Turn(
+            raw='{"detail": [{"loc": ["body", "tool_choice"], "msg": "extra fields not '
+            'permitted", "type": "value_error.extra"}]}',
+            raw_status=422,
+            raw_content_type="application/json",
+        ),
+    )
+    fake.add_turns([Turn(content="the answer")])
+    reply = await make().complete(ChatTurn(MESSAGES, TOOLS, tool_choice="none"))
+    assert reply.content == "the answer"
+    first, again = fake.chat_requests()
+    assert first["tool_choice"] == "none" and first["tools"] == TOOLS
+    assert "tools" not in again and "tool_choice" not in again
+
+
 async def test_endpoint_rejecting_stream_options(make: MakeClient) -> None:
     with FakeOpenAI(
         [Turn(content="first"), Turn(content="second")], reject_stream_options=True
@@ -99,7 +123,11 @@ async def test_endpoint_rejecting_stream_options(make: MakeClient) -> None:
         client = make(base_url=strict.base_url)
         reply, _ = await complete(client)
         assert reply.content == "first"
-        assert reply.usage is None  # no usage without the option, and that is fine
+        # No usage without the option: estimated from characters (4 a token), marked so.
+        assert reply.usage is not None and reply.usage.estimated
+        assert reply.usage.completion_tokens == 2  # "first"
+        sent = len(json.dumps(MESSAGES)) + len(json.dumps(TOOLS))
+        assert reply.usage.prompt_tokens == (sent + 3) // 4
         again, _ = await complete(client)
         assert again.content == "second"
         chats = strict.chat_requests()

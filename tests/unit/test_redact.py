@@ -125,8 +125,8 @@ def test_private_key_block_keeps_line_numbers(label: str) -> None:
     assert result.text.count("\n") == text.count("\n")
     lines = result.text.split("\n")
     assert lines[1] == "key = '''[REDACTED:private_key]"
-    assert lines[2:5] == ["", "", ""]
-    assert lines[5] == "'''"
+    assert lines[2:5] == ["[REDACTED:private_key]"] * 3, "one marker per line of the block"
+    assert lines[5] == "[REDACTED:private_key]'''"
     assert lines[6] == "line after"
 
 
@@ -134,7 +134,7 @@ def test_unterminated_private_key_redacts_to_end() -> None:
     block = _pem("RSA PRIVATE KEY").rsplit("\n", 1)[0]  # drop the END line
     text = f"before\n{block}\nmore\nlines"
     result = redact(text)
-    assert result.text == "before\n[REDACTED:private_key]" + "\n" * 5
+    assert result.text == "before\n" + "\n".join(["[REDACTED:private_key]"] * 6)
     assert result.counts == {"private_key": 1}
 
 

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from lantern.agent.conversation import Conversation, SeenLines
+from lantern.agent.loop import Agent, Limits
+from lantern.agent.model import ModelClient
 from lantern.agent.references import (
     Reference,
-    SeenLines,
+    check_references,
     find_citations,
     resolve_references,
 )
-from lantern.tools.base import Shown
+from lantern.approvals import Decision, Fixed
+from lantern.tools.base import SeenSpan, ToolContext
 from lantern.workspace.roots import Workspace
+
+from tests.conftest import run
+from tests.fakes.openai_server import FakeOpenAI, Turn
 
 APP = "".join(f"line {n}\n" for n in range(1, 31))  # 30 lines, "line 30" is 7 chars
 
@@ -192,7 +203,11 @@ def test_unverified(ws: Workspace, answer: str, path: str | None) -> None:
     assert not ref.seen
     assert ref.uri is None
     assert ref.path == path
-    assert ref.to_dict()["uri"] is None
+    # No `uri: null` and no range: a client's location handler only ever sees verified ones.
+    for encoding in (None, "utf-8", "utf-16", "utf-32"):
+        data = ref.to_dict(encoding)
+        assert "uri" not in data and "range" not in data
+        assert data["verified"] is False
 
 
 def test_folder_citation_is_unverified(ws: Workspace) -> None:
@@ -241,15 +256,62 @@ def test_utf16_file_lines_and_utf16_lengths(ws: Workspace, ws_dir: Path) -> None
     (ws_dir / "wide.txt").write_text("héllo\r\nwörld 😀\n", encoding="utf-16")
     ref = one("wide.txt:2", ws)
     assert ref.verified
-    assert ref.end_character == 8  # the emoji is two UTF-16 code units
+    assert ref.end_width.utf16 == 8  # the emoji is two UTF-16 code units
+    assert ref.end_width.utf8 == len("wörld 😀".encode())
+    assert ref.end_width.utf32 == 7
     assert not one("wide.txt:3", ws).verified
 
 
 def test_utf8_bom_and_crlf(ws: Workspace, ws_dir: Path) -> None:
     (ws_dir / "bom.txt").write_bytes(b"\xef\xbb\xbfab\r\ncd\r\n")
-    assert one("bom.txt:1", ws).end_character == 2
-    assert one("bom.txt:2", ws).end_character == 2
+    assert one("bom.txt:1", ws).end_width.utf16 == 2
+    assert one("bom.txt:2", ws).end_width.utf8 == 2
     assert not one("bom.txt:3", ws).verified
+
+
+NON_ASCII = "naïve café → 😀 done"  # 2-byte, 3-byte and 4-byte UTF-8 characters
+
+
+@pytest.mark.parametrize(
+    ("encoding", "end"),
+    [
+        ("utf-8", len(NON_ASCII.encode("utf-8"))),  # 26 bytes
+        ("utf-16", 20),  # the emoji is two code units
+        ("utf-32", 19),
+        (None, 20),  # no encoding given: the LSP default, UTF-16
+    ],
+)
+def test_range_end_is_counted_in_the_position_encoding(
+    ws: Workspace, ws_dir: Path, encoding: str | None, end: int
+) -> None:
+    (ws_dir / "text.md").write_text(f"first\n{NON_ASCII}\nlast\n", "utf-8")
+    ref = one("text.md:1-2", ws)
+    assert ref.to_dict(encoding)["range"] == {
+        "start": {"line": 0, "character": 0},
+        "end": {"line": 1, "character": end},
+    }
+
+
+def test_span_is_counted_in_the_position_encoding(ws: Workspace) -> None:
+    answer = f"{NON_ASCII}: src/app.py:3 and 😀 src/nope.py:1."
+    refs = resolve(answer, ws)
+    assert [r.verified for r in refs] == [True, False]
+    for ref, text in zip(refs, ("src/app.py:3", "src/nope.py:1"), strict=True):
+        lo, hi = ref.to_dict()["span"]  # type: ignore[misc]
+        assert answer[lo:hi] == text  # default: code points, Python string offsets
+        lo, hi = ref.to_dict("utf-32")["span"]  # type: ignore[misc]
+        assert answer[lo:hi] == text
+        lo, hi = ref.to_dict("utf-8")["span"]  # type: ignore[misc]
+        assert answer.encode("utf-8")[lo:hi] == text.encode()  # what Lua's string.sub takes
+        lo, hi = ref.to_dict("utf-16")["span"]  # type: ignore[misc]
+        assert answer.encode("utf-16-le")[2 * lo : 2 * hi] == text.encode("utf-16-le")  # JS
+
+
+def test_invalid_utf8_line_is_measured_in_bytes_as_stored(ws: Workspace, ws_dir: Path) -> None:
+    (ws_dir / "latin1.txt").write_bytes("caf\xe9 ok\n".encode("latin-1"))
+    ref = one("latin1.txt:1", ws)
+    assert ref.to_dict("utf-8")["range"]["end"]["character"] == 7  # type: ignore[index]
+    assert ref.to_dict("utf-16")["range"]["end"]["character"] == 7  # type: ignore[index]
 
 
 def test_empty_file_has_no_lines(ws: Workspace, ws_dir: Path) -> None:
@@ -262,7 +324,99 @@ def test_large_file_counts_lines_within_the_cap(ws: Workspace, ws_dir: Path) -> 
     (ws_dir / "big.log").write_bytes(line * (8 * 1024 + 10))  # 8 MiB + 10 lines
     refs = resolve("big.log:1 big.log:8192 big.log:8193", ws)
     assert [r.verified for r in refs] == [True, True, False]
-    assert refs[1].end_character == 1023
+    assert refs[1].end_width.utf16 == 1023
+
+
+def test_several_lines_of_one_file_are_measured(ws: Workspace, ws_dir: Path) -> None:
+    def width(n: int) -> int:
+        return n % 53 + 1
+
+    body = "".join(f"{'x' * width(n)}\r\n" for n in range(1, 100_001))  # ~2.8 MB, 43 chunks
+    (ws_dir / "wide.md").write_text(body, newline="")
+    refs = resolve("wide.md:70000, wide.md:3 and wide.md:40000-41000 then wide.md:1", ws)
+    assert [(r.end_line, r.end_width.utf8) for r in refs] == [
+        (n, width(n)) for n in (70000, 3, 41000, 1)
+    ]
+
+
+def test_large_utf16_file_counts_lines_within_the_cap(ws: Workspace, ws_dir: Path) -> None:
+    line = "é" * 511 + "\n"  # 1 KiB in UTF-16
+    (ws_dir / "big16.txt").write_bytes(codecs.BOM_UTF16_LE + (line * 8200).encode("utf-16-le"))
+    refs = resolve("big16.txt:8191 big16.txt:8192 big16.txt:8193", ws)  # the BOM shifts the cap
+    assert [r.verified for r in refs] == [True, False, False]
+    assert refs[0].end_width.utf16 == 511
+
+
+SHAPES = {
+    "plain.txt": b"a\nb\nc\n",
+    "unterminated.txt": b"a\nb\nc",
+    "bom-crlf.txt": codecs.BOM_UTF8 + b"a\r\nb\r\nc\r\n",
+    "bom-only.txt": codecs.BOM_UTF8,
+    "blank-lines.txt": b"\n\n\n",
+    "lone-cr.txt": b"a\rb\nc\n",
+    "utf16le.txt": codecs.BOM_UTF16_LE + "a\r\nb\nc".encode("utf-16-le"),
+    "utf16be.txt": codecs.BOM_UTF16_BE + "a\nb\nc\n".encode("utf-16-be"),
+    "utf32le.txt": codecs.BOM_UTF32_LE + "a\nb\n\n".encode("utf-32-le"),
+    "bad-utf8.txt": b"caf\xe9\n\xff\xfe\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+async def test_references_count_lines_as_read_file_numbers_them(
+    ctx: ToolContext, workspace_dir: Path, name: str
+) -> None:
+    (workspace_dir / name).write_bytes(SHAPES[name])
+    shown = (await run(ctx, "read_file", {"path": name})).content
+    found = re.search(r" of (\d+)\]", shown)
+    total = int(found[1]) if found else 0
+    assert total or "is empty" in shown
+    refs = resolve_references(
+        f"{name}:{max(total, 1)} {name}:{total + 1}", ctx.workspace, SeenLines()
+    )
+    assert [r.verified for r in refs] == [total > 0, False]
+
+
+async def test_check_references_reads_off_the_event_loop(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readers = _record_readers(monkeypatch)
+    refs = await check_references("See src/app.py:3.", ws, SeenLines())
+    assert [r.verified for r in refs] == [True]
+    assert readers and threading.get_ident() not in readers
+    assert await check_references("", ws, SeenLines()) == []
+
+
+async def test_the_agent_checks_references_off_the_event_loop(
+    fake: FakeOpenAI, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow disk while the answer's citations are checked must not stall other requests."""
+    fake.add_turns([Turn(content="It is at src/app.py:3-4.")])
+    readers = _record_readers(monkeypatch)
+    model = ModelClient(
+        model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
+    )
+    try:
+        bot = Agent(
+            model=model, workspace=ws, approvals=Fixed(Decision.ALLOW_ONCE), limits=Limits()
+        )
+        result = await bot.ask("Where?", Conversation())
+    finally:
+        await model.close()
+    assert [r.verified for r in result.references] == [True]
+    assert readers and threading.get_ident() not in readers
+
+
+def _record_readers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the thread of every file opened through the jail (the real open still runs)."""
+    readers: list[int] = []
+    real = Workspace.open_checked
+
+    def open_checked(self: Workspace, *args: Any, **kwargs: Any) -> Any:
+        readers.append(threading.get_ident())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "open_checked", open_checked)
+    return readers
 
 
 def test_no_absolute_path_in_path_fields(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
@@ -285,7 +439,7 @@ def test_no_absolute_path_in_path_fields(ws: Workspace, ws_dir: Path, tmp_path: 
 
 def test_seen_and_not_seen(ws: Workspace) -> None:
     seen = SeenLines()
-    seen.add_all([Shown("src/app.py", 1, 10)])
+    seen.add_all([SeenSpan("src/app.py", 1, 10)])
     refs = resolve("src/app.py:3, src/app.py:5-10, src/app.py:8-12, src/app.py:20", ws, seen)
     assert [r.verified for r in refs] == [True] * 4
     assert [r.seen for r in refs] == [True, True, False, False]
@@ -345,7 +499,7 @@ def test_seen_lines_unit() -> None:
 
 def test_seen_lines_json_round_trip() -> None:
     seen = SeenLines()
-    seen.add_all([Shown("b/x.py", 1, 4), Shown("a.py", 10, 20), Shown("b/x.py", 8, 9)])
+    seen.add_all([SeenSpan("b/x.py", 1, 4), SeenSpan("a.py", 10, 20), SeenSpan("b/x.py", 8, 9)])
     data = seen.to_json()
     assert data == [["a.py", 10, 20], ["b/x.py", 1, 4], ["b/x.py", 8, 9]]
     back = SeenLines.from_json(json.loads(json.dumps(data)))

@@ -3,7 +3,8 @@
 # <repo>/.tools (git-ignored):
 #   - Debian packages: chromium, libkrb5-dev, and a C/C++ toolchain if missing
 #   - code-server@4.100.3 with its native modules rebuilt for this Node
-#     (see /work/shared/docs/VSCODE-E2E.md for why each step is needed)
+#     (each step below says why it is needed on a machine without internet
+#     access beyond the package registries)
 #   - playwright-core (no browser download; the tests use /usr/bin/chromium)
 #
 # Idempotent: reruns skip everything that is already in place. The expensive

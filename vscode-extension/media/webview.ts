@@ -122,6 +122,7 @@ window.addEventListener("message", (event: MessageEvent<ToPanel>) => {
     return;
   }
   if (message.type === "question") {
+    container.querySelector(".empty")?.remove();
     const turn: Turn = { key: message.key, question: message.question, tools: new Map(), answer: "" };
     turns.set(turn.key, turn);
     render(turn);
@@ -141,7 +142,7 @@ window.addEventListener("message", (event: MessageEvent<ToPanel>) => {
   } else if (message.type === "result") {
     turn.result = message.result;
     for (const call of message.result.toolCalls) {
-      turn.tools.set(call.id, { kind: "tool", callId: call.id, name: call.name, arguments: call.arguments, status: call.status, code: call.code, bytes: call.bytes, ms: call.ms });
+      turn.tools.set(call.id, { kind: "tool", callId: call.id, name: call.name, arguments: call.arguments, summary: call.summary, status: call.status, code: call.code, bytes: call.bytes, ms: call.ms });
     }
   } else if (message.type === "failed") {
     turn.failure = { message: message.message, cancelled: message.cancelled };

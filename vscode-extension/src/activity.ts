@@ -24,26 +24,8 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-function describeTarget(name: string, args: unknown): string {
-  if (typeof args !== "object" || args === null) return "(malformed arguments)";
-  const a = args as Record<string, unknown>;
-  const path = typeof a.path === "string" ? a.path : ".";
-  if (name === "read_file") {
-    const offset = typeof a.offset === "number" ? a.offset : 1;
-    const limit = typeof a.limit === "number" ? Math.min(a.limit, 400) : 400;
-    return `${path} · lines ${offset}–${offset + limit - 1}`;
-  }
-  if (name === "search") {
-    const pattern = typeof a.pattern === "string" ? a.pattern : "";
-    const glob = typeof a.glob === "string" ? ` (${a.glob})` : "";
-    return `/${pattern}/ in ${path}${glob}`;
-  }
-  if (name === "list_files") {
-    return typeof a.glob === "string" ? `${path} (${a.glob})` : path;
-  }
-  return path;
-}
-
+/** The server renders what a call asks for (`summary`, e.g. `src/app.py · lines 1–400`), so the
+ * panel, the CLI and the progress notification read alike; this adds the status and figures. */
 export function activityRow(event: ToolEvent): ActivityRow {
   let statusText = STATUS_TEXT[event.status] ?? event.status;
   if (event.status === "denied") {
@@ -56,7 +38,7 @@ export function activityRow(event: ToolEvent): ActivityRow {
   if (typeof event.ms === "number" && event.status !== "running") parts.push(`${Math.round(event.ms)} ms`);
   return {
     tool: event.name,
-    target: describeTarget(event.name, event.arguments),
+    target: event.summary ?? "",
     status: event.status,
     statusText,
     detail: parts.join(" · "),

@@ -3,7 +3,7 @@
 import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
-import type { AnswerPanel } from "./panel";
+import type { ConversationView } from "./view";
 import type { AskParams, AskResult, LanternEvent } from "./protocol";
 
 const REQUEST_CANCELLED = -32800;
@@ -15,7 +15,7 @@ export class Questions implements vscode.Disposable {
   readonly onDidAnswer = this.lastResult.event;
   private subscription: vscode.Disposable | undefined;
 
-  constructor(private readonly panel: AnswerPanel) {}
+  constructor(private readonly panel: ConversationView) {}
 
   /** Route `lantern/event` notifications of a (re)started client to the panel. */
   attach(client: LanguageClient): void {

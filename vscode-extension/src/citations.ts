@@ -1,4 +1,4 @@
-// Citations in an answer become links by their character span (DESIGN section 7).
+// Citations in an answer become links by their character span.
 // The answer is Markdown: each cited span is swapped for an inert placeholder,
 // the Markdown is rendered, then each placeholder becomes a link (verified) or a
 // marked span (unverified). Pure functions, no VS Code API.

@@ -1,28 +1,93 @@
-// Starting, restarting and talking to `lantern serve`.
+// Starting, restarting and talking to `lantern serve`: the bundled server (or the
+// user's own command), settings filtered by the trust rules, the API key bound to
+// the endpoint it was saved for.
 
 import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
-import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
 import type { ServerInfo } from "./protocol";
-import { serverCommand, toServerOptions } from "./settings";
+import { candidates, findPython, insideFolders, prepareServer, probe } from "./python";
+import { SERVER_SETTINGS, serverCommand, toServerOptions } from "./settings";
+import { ADD_ONLY, keyFor, LOWER_ONLY, originOf, parseStoredKey, trustedSettings, USER_ONLY, userOnlyKeysIn, type Trusted } from "./trust";
 
 const SECRET_KEY = "lantern.apiKey";
-const INSTALL_HINT =
-  "Install the server with `pip install lantern` (Python 3.11+), or set `lantern.server.command` to where it is.";
 
-/** Whether `command` can be run: an existing file, or a name found on PATH. */
-function findExecutable(command: string): boolean {
-  if (command.includes(path.sep)) return fs.existsSync(command);
-  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  const exts = process.platform === "win32" ? (process.env.PATHEXT ?? ".EXE;.CMD").split(";") : [""];
-  return dirs.some((dir) => exts.some((ext) => fs.existsSync(path.join(dir, command + ext))));
+/** The settings Lantern uses in this window (or for one folder of it, whose own settings
+ * may narrow them further), with workspace attempts to widen them removed. */
+export function currentSettings(scope?: vscode.Uri): Trusted {
+  const config = vscode.workspace.getConfiguration("lantern", scope);
+  const listed = new Set<string>([...USER_ONLY, ...LOWER_ONLY, ...ADD_ONLY]);
+  return trustedSettings((name) => config.inspect(name), SERVER_SETTINGS.filter((name) => !listed.has(name)));
+}
+
+/** User-only settings that this workspace's settings files try to set (VS Code drops them). */
+export async function workspaceAttempts(): Promise<string[]> {
+  const files = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.Uri.joinPath(f.uri, ".vscode", "settings.json"));
+  if (vscode.workspace.workspaceFile?.scheme === "file") files.push(vscode.workspace.workspaceFile);
+  const found = new Set<string>();
+  for (const file of files) {
+    try {
+      const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+      for (const key of userOnlyKeysIn(text)) found.add(key);
+    } catch {
+      // no settings file
+    }
+  }
+  return [...found];
+}
+
+/** Folders whose files the opened repository controls: its folders and the workspace file's. */
+function repositoryFolders(): string[] {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  const file = vscode.workspace.workspaceFile;
+  if (file?.scheme === "file") folders.push(path.dirname(file.fsPath));
+  return folders;
+}
+
+/**
+ * The Python extension's interpreter, when it is the user's choice. A repository can
+ * choose it too, in a trusted workspace: `python.defaultInterpreterPath` in its
+ * settings, or a committed `.venv` the Python extension selects by itself. Neither
+ * is run: Lantern then looks on PATH.
+ */
+async function pythonExtensionInterpreter(output: vscode.LogOutputChannel): Promise<string | undefined> {
+  const ext = vscode.extensions.getExtension("ms-python.python");
+  if (!ext || !vscode.workspace.isTrusted) return undefined;
+  const setting = vscode.workspace.getConfiguration("python").inspect("defaultInterpreterPath");
+  if (setting?.workspaceValue !== undefined || setting?.workspaceFolderValue !== undefined) {
+    output.warn("not using the Python extension's interpreter: this workspace's settings choose it (python.defaultInterpreterPath)");
+    return undefined;
+  }
+  try {
+    const api = (ext.isActive ? ext.exports : await ext.activate()) as {
+      environments?: { getActiveEnvironmentPath?: () => { path?: string } };
+    };
+    const chosen = api?.environments?.getActiveEnvironmentPath?.()?.path || undefined;
+    if (chosen && insideFolders(chosen, repositoryFolders())) {
+      output.warn("not using the Python extension's interpreter: it lies inside the opened folder, so the repository chose it");
+      return undefined;
+    }
+    return chosen;
+  } catch (error) {
+    output.warn(`the Python extension did not name an interpreter: ${String(error)}`);
+    return undefined;
+  }
 }
 
 export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
   info: ServerInfo | undefined;
   private told = false;
+  private readonly warned = new Set<string>();
+  private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
@@ -35,24 +100,98 @@ export class Server implements vscode.Disposable {
     return this.client?.state === State.Running;
   }
 
-  async start(): Promise<LanguageClient | undefined> {
-    const config = vscode.workspace.getConfiguration("lantern");
-    const { command, args, problem } = serverCommand(config.get("server.command"));
+  /** Say once per window, visibly, which workspace settings were ignored. */
+  async reportIgnored(trusted: Trusted): Promise<void> {
+    const tried = new Set([...trusted.ignored, ...(await workspaceAttempts())]);
+    const fresh = [...tried].filter((name) => !this.warned.has(name)).sort();
+    if (fresh.length === 0) return;
+    for (const name of fresh) this.warned.add(name);
+    const message =
+      `Lantern ignores ${fresh.join(", ")} from this workspace's settings: ` +
+      "only your user settings can change where Lantern sends files, what it runs or when it asks.";
+    this.output.warn(message);
+    void vscode.window.showWarningMessage(message);
+  }
+
+  /** How to start the server: the user's command, else the bundled one. */
+  private async launch(trusted: Trusted): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv } | undefined> {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    const { command, args, problem } = serverCommand(trusted.values["server.command"]);
     if (problem) this.output.warn(problem);
-    if (!findExecutable(command)) {
-      this.tellOnce(`Lantern could not start its server: \`${command}\` was not found. ${INSTALL_HINT}`);
+    if (command) return { command, args, env };
+    const fromExtension = await pythonExtensionInterpreter(this.output);
+    const safe = this.workingFolder();
+    const { python, tried } = await findPython(candidates(fromExtension), (c) => probe(c, 10_000, safe));
+    for (const t of tried) this.output.info(`Python candidate ${t.command}: ${t.reason}`);
+    if (!python) {
+      this.tellNoPython(tried.map((t) => `${t.command} ${t.reason}`).join("; "));
       return undefined;
     }
-    const apiKey = await this.context.secrets.get(SECRET_KEY);
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    if (apiKey) env.LANTERN_API_KEY = apiKey;
-    const serverOptions: ServerOptions = { command, args, options: { env } };
+    const started = Date.now();
+    const bundleDir = path.join(this.context.extensionPath, "bundled", "wheels");
+    const server = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: "Lantern: preparing its server" },
+      () =>
+        prepareServer({
+          python,
+          bundleDir,
+          storageDir: this.context.globalStorageUri.fsPath,
+          log: (line) => this.output.info(line),
+        }),
+    );
+    this.output.info(`server ready to start after ${((Date.now() - started) / 1000).toFixed(1)} s: Python ${python.version.join(".")}`);
+    env.PATH = [server.binDir, env.PATH].filter(Boolean).join(path.delimiter);
+    return { command: server.command, args: server.args, env };
+  }
+
+  /** The extension's own storage, made if missing: a working folder no repository controls. */
+  private workingFolder(): string {
+    const dir = this.context.globalStorageUri.fsPath;
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  async start(): Promise<LanguageClient | undefined> {
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async doStart(): Promise<LanguageClient | undefined> {
+    const trusted = currentSettings();
+    void this.reportIgnored(trusted);
+    let launch;
+    try {
+      launch = await this.launch(trusted);
+    } catch (error) {
+      this.tellOnce(`Lantern could not start its server: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+    if (!launch) return undefined;
+    const { key, problem } = keyFor(parseStoredKey(await this.context.secrets.get(SECRET_KEY)), trusted.values.baseUrl);
+    if (problem) this.output.warn(problem);
+    delete launch.env.LANTERN_API_KEY;
+    if (key) launch.env.LANTERN_API_KEY = key;
+    // Never the opened folder as the working folder: a bare command name would be looked
+    // up there (Windows, or a relative PATH entry).
+    const serverOptions: ServerOptions = { command: launch.command, args: launch.args, options: { env: launch.env, cwd: this.workingFolder() } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: toServerOptions((name) => config.get(name)),
-      synchronize: { configurationSection: "lantern" },
+      initializationOptions: toServerOptions((name) => trusted.values[name]),
+      middleware: {
+        workspace: {
+          // The server asks for the `lantern` section, and for each folder's: answer with
+          // the filtered settings, never the raw ones. A folder's answer includes what its
+          // own settings narrow (in a multi-root workspace they are not the window's).
+          configuration: (params) =>
+            params.items.map((item) => {
+              if (item.section !== "lantern") return null;
+              const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+              return toServerOptions((n) => currentSettings(scope).values[n]);
+            }),
+        },
+      },
     };
     const client = new LanguageClient("lantern", "Lantern", serverOptions, clientOptions);
     this.client = client;
@@ -60,7 +199,7 @@ export class Server implements vscode.Disposable {
       await client.start();
     } catch (error) {
       this.client = undefined;
-      this.tellOnce(`Lantern could not start its server (\`${[command, ...args].join(" ")}\`): ${String(error)}. ${INSTALL_HINT}`);
+      this.tellOnce(`Lantern could not start its server (\`${[launch.command, ...launch.args].join(" ")}\`): ${String(error)}`);
       return undefined;
     }
     this.told = false;
@@ -72,6 +211,22 @@ export class Server implements vscode.Disposable {
     }
     this.changed.fire();
     return client;
+  }
+
+  /** Settings changed: push the filtered ones (a new endpoint or command needs a restart). */
+  async settingsChanged(event: vscode.ConfigurationChangeEvent): Promise<LanguageClient | undefined> {
+    const trusted = currentSettings();
+    void this.reportIgnored(trusted);
+    if (!this.client) return undefined;
+    if (event.affectsConfiguration("lantern.server.command") || event.affectsConfiguration("lantern.baseUrl")) {
+      return this.restart();
+    }
+    if (this.running) {
+      // No settings in the notification: the server then asks again, for the window and
+      // for each folder, so a folder's narrowing is picked up too.
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    }
+    return this.client;
   }
 
   async stop(): Promise<void> {
@@ -96,17 +251,39 @@ export class Server implements vscode.Disposable {
     return this.running ? this.client : this.start();
   }
 
+  /** The origin a key entered now is bound to ("" when no `lantern.baseUrl` is set). */
+  keyOrigin(): string | undefined {
+    return originOf(currentSettings().values.baseUrl);
+  }
+
   async setApiKey(key: string): Promise<void> {
-    if (key) await this.context.secrets.store(SECRET_KEY, key);
+    const origin = this.keyOrigin();
+    if (key && origin !== undefined) await this.context.secrets.store(SECRET_KEY, JSON.stringify({ origin, key }));
     else await this.context.secrets.delete(SECRET_KEY);
-    await this.restart();
+    if (this.client) await this.restart();
+  }
+
+  private tellNoPython(detail: string): void {
+    const message =
+      "Lantern needs Python 3.11, 3.12 or 3.13 to run its bundled server, and found none " +
+      "(install one, or select it in the Python extension), or set lantern.server.command in your user settings.";
+    this.output.error(`${message} Tried: ${detail}`);
+    if (this.told) return;
+    this.told = true;
+    void vscode.window.showErrorMessage(message, "Open Setting", "Read More").then((choice) => {
+      if (choice === "Open Setting") void vscode.commands.executeCommand("workbench.action.openSettings", "lantern.server.command");
+      else if (choice === "Read More") {
+        const readme = vscode.Uri.joinPath(this.context.extensionUri, "README.md");
+        void vscode.commands.executeCommand("markdown.showPreview", readme);
+      }
+    });
   }
 
   private tellOnce(message: string): void {
     this.output.error(message);
     if (this.told) return;
     this.told = true;
-    void vscode.window.showErrorMessage(message, "Open Settings").then((choice) => {
+    void vscode.window.showErrorMessage(message, "Open Setting").then((choice) => {
       if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", "lantern.server.command");
     });
   }

@@ -1,25 +1,27 @@
-// Lantern for VS Code: wiring only. The server does the work; this starts it,
-// sends questions from the palette and renders what comes back.
+// Lantern for VS Code: wiring only. The server does the work; this starts it on
+// first use (no Python process until a Lantern command runs), sends questions and
+// renders what comes back.
 
 import * as vscode from "vscode";
 import { Questions } from "./ask";
-import { Server } from "./client";
-import { AnswerPanel } from "./panel";
+import { currentSettings, Server } from "./client";
 import type { AskResult } from "./protocol";
 import { statusText } from "./settings";
+import { ConversationView, VIEW_ID } from "./view";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Lantern", { log: true });
   const server = new Server(context, output);
-  const panel = new AnswerPanel(context.extensionUri, (question) => void ask(question));
+  const panel = new ConversationView(context.extensionUri, (question) => void ask(question));
   const questions = new Questions(panel);
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   status.command = "lantern.ask";
   status.tooltip = "Lantern: Ask…";
   let lastUsage: AskResult["usage"] | undefined;
+  // Shown once the server has started: before that Lantern is not running in this window.
   const refreshStatus = (): void => {
-    const model = server.info?.model ?? vscode.workspace.getConfiguration("lantern").get<string | null>("model") ?? null;
-    status.text = statusText(model, lastUsage);
+    if (!server.client) return;
+    status.text = statusText(server.info?.model ?? null, lastUsage);
     status.show();
   };
 
@@ -38,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     server,
     panel,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: true } }),
     questions,
     status,
     server.onDidChange(refreshStatus),
@@ -46,9 +49,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       refreshStatus();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration("lantern.server.command")) void server.restart().then((c) => c && questions.attach(c));
-      else if (event.affectsConfiguration("lantern.model")) refreshStatus();
+      if (!event.affectsConfiguration("lantern")) return;
+      void server.settingsChanged(event).then((c) => {
+        if (c) questions.attach(c);
+        refreshStatus();
+      });
     }),
+    vscode.commands.registerCommand("lantern.showConversation", () => panel.show()),
     vscode.commands.registerCommand("lantern.ask", async () => {
       const question = await vscode.window.showInputBox({
         title: "Lantern: Ask",
@@ -84,16 +91,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!questions.cancel()) void vscode.window.showInformationMessage("Lantern has no question running.");
     }),
     vscode.commands.registerCommand("lantern.setApiKey", async () => {
+      const origin = server.keyOrigin();
+      if (origin === undefined) {
+        void vscode.window.showErrorMessage("Lantern: lantern.baseUrl is not a valid URL; fix it in your user settings first.");
+        return;
+      }
       const key = await vscode.window.showInputBox({
         title: "Lantern: Set API Key",
-        prompt: "API key for your OpenAI-compatible endpoint (stored in VS Code's secret storage; empty removes it)",
+        prompt: `API key for ${origin || "the default endpoint"}, sent only there (stored in VS Code's secret storage; empty removes it)`,
         password: true,
         ignoreFocusOut: true,
       });
       if (key === undefined) return;
       await server.setApiKey(key.trim());
       if (server.client) questions.attach(server.client);
-      void vscode.window.showInformationMessage(key.trim() ? "Lantern: API key saved; server restarted." : "Lantern: API key removed.");
+      void vscode.window.showInformationMessage(key.trim() ? `Lantern: API key saved for ${origin || "the default endpoint"}.` : "Lantern: API key removed.");
     }),
     vscode.commands.registerCommand("lantern.showAuditLog", async () => {
       await client();
@@ -114,8 +126,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (c) questions.attach(c);
     }),
   );
-  refreshStatus();
-  await client();
+  // Say at once when a workspace tries to widen Lantern's settings, even before first use.
+  void server.reportIgnored(currentSettings());
 }
 
 export function deactivate(): void {

@@ -1,4 +1,4 @@
-// The LSP surface of `lantern serve` (DESIGN section 8), as the extension sees it.
+// The LSP surface of `lantern serve`, as the extension sees it.
 
 export interface Position {
   line: number;
@@ -27,6 +27,7 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: unknown;
+  summary?: string; // as in the tool event
   status: ToolStatus;
   code?: string;
   bytes: number;
@@ -57,6 +58,7 @@ export interface ToolEvent {
   callId: string;
   name: string;
   arguments: unknown;
+  summary?: string; // the call in one escaped line, e.g. `src/app.py · lines 1–400` (absent from older servers)
   status: ToolStatus;
   code?: string;
   bytes?: number;
@@ -75,6 +77,7 @@ export interface ServerInfo {
   version: string;
   model: string | null;
   auditLog: string;
+  readMaxLines?: number; // the most lines one read_file call shows (absent from older servers)
 }
 
 /** Messages from the extension to the answer panel. */

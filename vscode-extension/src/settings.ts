@@ -1,22 +1,10 @@
-// VS Code settings → what the server gets. One vocabulary (DESIGN section 10):
-// `lantern.<name>` here is `<name>` in initializationOptions. Pure functions.
+// VS Code settings → what the server gets. One vocabulary: `lantern.<name>` here
+// is `<name>` in initializationOptions. Pure functions.
 
-export const DEFAULT_COMMAND: readonly string[] = ["lantern", "serve"];
+import { ADD_ONLY, LOWER_ONLY } from "./trust";
 
-/** Settings the server understands, dotted names as in DESIGN section 10. */
-export const SERVER_SETTINGS = [
-  "model",
-  "baseUrl",
-  "approval.mode",
-  "approval.allow",
-  "approval.deny",
-  "approval.timeoutSeconds",
-  "maxSteps",
-  "maxToolOutputBytes",
-  "maxContextTokens",
-  "requestTimeoutSeconds",
-  "questionTimeoutSeconds",
-] as const;
+/** Settings the server understands, as dotted names; the limits and lists come from the trust rule. */
+export const SERVER_SETTINGS = ["model", "baseUrl", "approval.mode", "approval.allow", "toolProtocol", ...ADD_ONLY, ...LOWER_ONLY] as const;
 
 type Getter = (name: string) => unknown;
 
@@ -36,14 +24,13 @@ export function toServerOptions(get: Getter): Record<string, unknown> {
   return options;
 }
 
-/** The server command from `lantern.server.command`, or the default with a reason. */
-export function serverCommand(value: unknown): { command: string; args: string[]; problem?: string } {
+/** The server command from `lantern.server.command`; unset or empty means the bundled server. */
+export function serverCommand(value: unknown): { command?: string; args: string[]; problem?: string } {
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string" && v.length > 0)) {
     return { command: value[0], args: value.slice(1) };
   }
-  const problem =
-    value === undefined || value === null ? undefined : "lantern.server.command must be a non-empty list of strings";
-  return { command: DEFAULT_COMMAND[0], args: DEFAULT_COMMAND.slice(1), problem };
+  const unset = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+  return { args: [], problem: unset ? undefined : "lantern.server.command must be a list of strings; using the bundled server" };
 }
 
 /** The status bar text: model and the last answer's tokens. */

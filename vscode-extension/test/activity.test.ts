@@ -3,7 +3,14 @@ import { test } from "node:test";
 import { activityRow, formatBytes } from "../src/activity";
 import type { ToolEvent } from "../src/protocol";
 
-const base: ToolEvent = { kind: "tool", callId: "c1", name: "read_file", arguments: { path: "src/app.py", offset: 41, limit: 40 }, status: "running" };
+const base: ToolEvent = {
+  kind: "tool",
+  callId: "c1",
+  name: "read_file",
+  arguments: { path: "src/app.py", offset: 41, limit: 40 },
+  summary: "src/app.py · lines 41–80",
+  status: "running",
+};
 
 test("a running read shows the file and its line window, without figures", () => {
   const row = activityRow(base);
@@ -25,10 +32,11 @@ test("awaiting approval, denied, timed out and refused read as a user expects", 
   assert.equal(activityRow({ ...base, status: "error", code: "sensitive_path" }).statusText, "refused: sensitive_path");
 });
 
-test("search and list targets, and malformed arguments", () => {
-  assert.equal(activityRow({ ...base, name: "search", arguments: { pattern: "retry", glob: "*.py" } }).target, "/retry/ in . (*.py)");
-  assert.equal(activityRow({ ...base, name: "list_files", arguments: { path: "src" } }).target, "src");
-  assert.equal(activityRow({ ...base, arguments: "{broken" }).target, "(malformed arguments)");
+test("the target is the server's summary, shown as sent; an older server's event shows none", () => {
+  const search = activityRow({ ...base, name: "search", arguments: { pattern: "retry" }, summary: "/retry/ in . (*.py)" });
+  assert.equal(search.tool, "search");
+  assert.equal(search.target, "/retry/ in . (*.py)");
+  assert.equal(activityRow({ ...base, summary: undefined }).target, "");
 });
 
 test("byte sizes", () => {

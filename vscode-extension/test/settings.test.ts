@@ -26,12 +26,13 @@ test("unset settings are left out so the server's own precedence applies", () =>
   assert.deepEqual(toServerOptions((name) => (name === "model" ? "" : undefined)), {});
 });
 
-test("server command: default, custom, and a bad value falls back with a reason", () => {
-  assert.deepEqual(serverCommand(undefined), { command: "lantern", args: ["serve"], problem: undefined });
+test("server command: unset or empty is the bundled server, a list is used as given, a bad value says why", () => {
+  assert.deepEqual(serverCommand(undefined), { args: [], problem: undefined });
+  assert.deepEqual(serverCommand([]), { args: [], problem: undefined });
   assert.deepEqual(serverCommand(["/venv/bin/lantern", "serve"]), { command: "/venv/bin/lantern", args: ["serve"] });
   const bad = serverCommand("lantern serve");
-  assert.equal(bad.command, "lantern");
-  assert.match(bad.problem ?? "", /non-empty list/);
+  assert.equal(bad.command, undefined);
+  assert.match(bad.problem ?? "", /list of strings; using the bundled server/);
 });
 
 test("status bar shows the model and the last answer's tokens", () => {

@@ -1,25 +1,37 @@
 """Conversations: the history a follow-up question builds on, and its budget.
 
 A conversation keeps the OpenAI-format messages after the system prompt,
-which lines were shown to the model (for `seen` references) and which tool
-calls were already answered (for "already returned above"). When the history
-outgrows `maxContextTokens`, the oldest tool outputs are shortened first,
-then the oldest whole turns are dropped.
+which lines were shown to the model (for `seen` references), which tool
+calls were already answered (for "already returned above") and whether it
+switched to the text tool protocol. Provider fields on assistant messages
+(`reasoning_content`, thought signatures…) stay in the messages as they came,
+so they go back verbatim. When the history outgrows `maxContextTokens`, the
+oldest tool outputs are shortened first, then the oldest whole turns are
+dropped.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from lantern.agent.references import SeenLines
+from lantern.agent.text_protocol import RESULTS_HEADER, result_ids
+from lantern.escaping import json_text
+
+if TYPE_CHECKING:
+    from lantern.tools.base import SeenSpan
 
 CHARS_PER_TOKEN = 4
 SHORTENED_KEEP = 200
 FILE_VERSION = 1
+_STANDARD_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
+
+UsedProtocol = Literal["native", "text"]
 
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
@@ -28,7 +40,98 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
         total += len(str(message.get("content") or "")) // CHARS_PER_TOKEN + 4
         for call in message.get("tool_calls") or ():
             total += len(call["function"]["arguments"]) // CHARS_PER_TOKEN + 8
+        if message.keys() - _STANDARD_KEYS:  # provider fields sent back (reasoning…)
+            extra = {k: v for k, v in message.items() if k not in _STANDARD_KEYS}
+            total += len(json.dumps(extra, ensure_ascii=False)) // CHARS_PER_TOKEN
     return total
+
+
+def _is_tool_results(message: dict[str, Any]) -> bool:
+    """A user message that carries text-protocol tool results, not a question."""
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, str)
+        and content.startswith(RESULTS_HEADER)
+    )
+
+
+def _norm(path: str) -> str:
+    """The shape `Workspace.relative` gives: no `./`, no empty components."""
+    return "/".join(c for c in path.split("/") if c not in {"", "."})
+
+
+class SeenLines:
+    """Which lines of which files were shown to the model in one conversation.
+
+    Paths are as the model sees them (workspace-relative, `<folder>/…` in a
+    multi-root workspace); `./a.py` and `a.py` are the same. Ranges of one
+    file are kept sorted and merged, adjacent ones too (1–5 and 6–9 → 1–9).
+    """
+
+    def __init__(self) -> None:
+        self._ranges: dict[str, list[tuple[int, int]]] = {}
+
+    def add(self, path: str, start: int, end: int) -> None:
+        if start > end:
+            start, end = end, start
+        start = max(start, 1)
+        if end < start:
+            return
+        key = _norm(path)
+        merged: list[tuple[int, int]] = []
+        for lo, hi in self._ranges.get(key, []):
+            if hi + 1 < start or end + 1 < lo:
+                merged.append((lo, hi))
+            else:
+                start, end = min(start, lo), max(end, hi)
+        merged.append((start, end))
+        merged.sort()
+        self._ranges[key] = merged
+
+    def add_all(self, spans: Iterable[SeenSpan]) -> None:
+        for item in spans:
+            self.add(item.path, item.start, item.end)
+
+    def covers(self, path: str, start: int, end: int) -> bool:
+        """Whether every line `start..end` of `path` was shown."""
+        if start > end:
+            start, end = end, start
+        if start < 1:
+            return False
+        ranges = self._ranges.get(_norm(path))
+        if not ranges:
+            return False
+        i = bisect_right(ranges, start, key=lambda r: r[0]) - 1  # the last range from <= start
+        return i >= 0 and ranges[i][0] <= start and end <= ranges[i][1]
+
+    def to_json(self) -> list[list[object]]:
+        """`[[path, start, end], …]`, merged and sorted, for a conversation file."""
+        return [[path, lo, hi] for path in sorted(self._ranges) for lo, hi in self._ranges[path]]
+
+    @classmethod
+    def from_json(cls, data: object) -> SeenLines:
+        """The inverse of `to_json`; malformed entries are skipped (they only cost `seen`)."""
+        seen = cls()
+        if not isinstance(data, list):
+            return seen
+        for entry in data:
+            if not isinstance(entry, list | tuple) or len(entry) != 3:
+                continue
+            path, lo, hi = entry
+            if (
+                isinstance(path, str)
+                and type(lo) is int  # not bool
+                and type(hi) is int
+            ):
+                seen.add(path, lo, hi)
+        return seen
+
+    def __bool__(self) -> bool:
+        return bool(self._ranges)
+
+    def __repr__(self) -> str:
+        return f"SeenLines({self.to_json()!r})"
 
 
 @dataclass
@@ -38,6 +141,7 @@ class Conversation:
     seen: SeenLines = field(default_factory=SeenLines)
     answered: dict[str, str] = field(default_factory=dict)  # call key -> call id
     workspace_key: str = ""
+    tool_protocol: UsedProtocol = "native"  # "text" once `auto` switched this conversation
 
     def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
         """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
@@ -46,10 +150,15 @@ class Conversation:
             if used <= budget_tokens:
                 return used
             content = message.get("content")
-            if message.get("role") == "tool" and isinstance(content, str) and len(content) > 400:
+            results = _is_tool_results(message)
+            if (
+                (message.get("role") == "tool" or results)
+                and isinstance(content, str)
+                and len(content) > 400
+            ):
                 head = content[:SHORTENED_KEEP]
-                shortened = message.get("tool_call_id")
-                self.answered = {k: v for k, v in self.answered.items() if v != shortened}
+                shortened = result_ids(content) if results else [message.get("tool_call_id")]
+                self.answered = {k: v for k, v in self.answered.items() if v not in shortened}
                 message["content"] = (
                     f"{head}\n[older tool output shortened to save context; call the tool "
                     "again if you need it]"
@@ -57,7 +166,11 @@ class Conversation:
                 used = estimate_tokens(self.messages) + system_tokens
         # Still too long: drop whole turns from the front (a turn starts at a user message).
         while used > budget_tokens:
-            starts = [i for i, m in enumerate(self.messages) if m.get("role") == "user"]
+            starts = [
+                i
+                for i, m in enumerate(self.messages)
+                if m.get("role") == "user" and not _is_tool_results(m)
+            ]
             if len(starts) < 2:
                 break
             del self.messages[: starts[1]]
@@ -73,6 +186,7 @@ class Conversation:
             "messages": self.messages,
             "seen": self.seen.to_json(),
             "answered": self.answered,
+            "toolProtocol": self.tool_protocol,
         }
 
     @classmethod
@@ -85,11 +199,13 @@ class Conversation:
             seen=SeenLines.from_json(data.get("seen") or []),
             answered=dict(data.get("answered") or {}),
             workspace_key=str(data.get("workspace") or ""),
+            tool_protocol="text" if data.get("toolProtocol") == "text" else "native",
         )
 
     def save(self, path: Path) -> None:
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False), "utf-8")
+        # json_text: a lone surrogate a model sent is written as an escape, not a crash.
+        tmp.write_text(json_text(self.to_json()), "utf-8")
         tmp.replace(path)
 
     @classmethod

@@ -1,10 +1,15 @@
-"""The agent loop of DESIGN section 6: question → model ⇄ tools → grounded answer.
+"""The agent loop: question → model ⇄ tools → grounded answer.
 
 One `Agent.ask` call answers one question in a conversation. It streams its
-progress as events (`status`, `tool`, `answerDelta`, `usage`) through a
-callback so the CLI and the language server render the same thing, and it
-always returns a result: a limit, a model error or a cancellation ends the
-question with the best partial answer and a `stopReason` that says why.
+progress as events (`status`, `tool`, `answerDelta`, `reasoning`, `usage`)
+through a callback so the CLI and the language server render the same thing,
+and it always returns a result: a limit, a model error or a cancellation ends
+the question with the best partial answer and a `stopReason` that says why.
+
+Tools reach the model natively or, for endpoints and models without tool
+calling, through the text protocol (`text_protocol`); `toolProtocol` picks
+one, and `auto` switches a conversation to text once, when the endpoint
+rejects tools or the model writes its calls as text.
 """
 
 from __future__ import annotations
@@ -12,31 +17,38 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
+from lantern.agent import text_protocol
 from lantern.agent.conversation import Conversation, estimate_tokens
-from lantern.agent.model import ModelClient, ModelError, Reply, ToolCall, Usage
-from lantern.agent.prompts import system_prompt
-from lantern.agent.references import Reference, resolve_references
-from lantern.approvals import ApprovalRequest, Decision, prompt_observer
+from lantern.agent.message_order import with_notes
+from lantern.agent.prompts import system_prompt_async
+from lantern.agent.references import Reference, check_references
+from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, Usage
+from lantern.agent.tool_round import (
+    Event,
+    EventSink,
+    RunState,
+    StopReason,
+    ToolCallRecord,
+    ToolRunner,
+    native_history,
+    text_history,
+)
+from lantern.approvals import Approver
 from lantern.audit import AuditLog
-from lantern.config import Settings
-from lantern.tools.base import Approvals, ToolContext, ToolResult
-from lantern.tools.registry import parse_arguments, run_tool, tool_specs
-from lantern.workspace.errors import ToolError
+from lantern.settings import Settings, ToolProtocol
+from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
 
-StopReason = Literal["done", "max_steps", "budget", "timeout", "cancelled", "error"]
-Event = dict[str, Any]
-EventSink = Callable[[Event], None]
+__all__ = ["Agent", "AskResult", "Event", "EventSink", "Limits", "StopReason", "ToolCallRecord"]
 
 _CUT_CALL_NOTE = (
     "[Lantern] Your last reply reached the output limit while writing a tool call, so that "
     "call was not run. Make smaller calls or answer directly."
 )
-_EMPTY_NOTE = "[Lantern] Your last reply was empty. Answer the question, or call a tool."
+_EMPTY_NOTE = "Your last reply was empty. Answer the question, or call a tool."
 _FINAL_NOTES = {
     "max_steps": "This is your last step: no more tool calls. Answer now from what you have "
     "seen, and say what you could not check.",
@@ -45,12 +57,19 @@ _FINAL_NOTES = {
 }
 
 
+_DEFAULTS = Settings()
+
+
 @dataclass(frozen=True)
 class Limits:
-    max_steps: int = 20
-    max_tool_output_bytes: int = 262144
-    question_timeout: float = 300.0
-    max_context_tokens: int = 32000
+    """The settings one question obeys. Defaults are the settings' defaults, stated in
+    `lantern.settings` only; `question_timeout` is `questionTimeoutSeconds`."""
+
+    max_steps: int = _DEFAULTS.max_steps
+    max_tool_output_bytes: int = _DEFAULTS.max_tool_output_bytes
+    question_timeout: float = _DEFAULTS.question_timeout_seconds
+    max_context_tokens: int = _DEFAULTS.max_context_tokens
+    tool_protocol: ToolProtocol = _DEFAULTS.tool_protocol  # how tools reach the model
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
@@ -59,31 +78,23 @@ class Limits:
             max_tool_output_bytes=settings.max_tool_output_bytes,
             question_timeout=settings.question_timeout_seconds,
             max_context_tokens=settings.max_context_tokens,
+            tool_protocol=settings.tool_protocol,
         )
 
 
-@dataclass
-class ToolCallRecord:
-    id: str
-    name: str
-    arguments: Any
-    status: str = "running"
-    code: str | None = None
-    bytes: int = 0
-    ms: float = 0.0
+def _prose(content: str) -> str:
+    """Reply text fit to show: any tool-call markup in it removed."""
+    return text_protocol.strip_markup(content) if text_protocol.has_markup(content) else content
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "status": self.status,
-            "bytes": self.bytes,
-            "ms": round(self.ms, 1),
-        }
-        if self.code:
-            data["code"] = self.code
-        return data
+
+def _usage_json(usage: Usage) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "promptTokens": usage.prompt_tokens,
+        "completionTokens": usage.completion_tokens,
+    }
+    if usage.estimated:
+        data["estimated"] = True
+    return data
 
 
 @dataclass
@@ -103,10 +114,7 @@ class AskResult:
             "answer": self.answer,
             "references": [r.to_dict() for r in self.references],
             "toolCalls": [c.to_dict() for c in self.tool_calls],
-            "usage": {
-                "promptTokens": self.usage.prompt_tokens,
-                "completionTokens": self.usage.completion_tokens,
-            },
+            "usage": _usage_json(self.usage),
             "stopReason": self.stop_reason,
         }
         if self.error:
@@ -114,69 +122,13 @@ class AskResult:
         return data
 
 
-@dataclass
-class _Run:
-    """The state of one question while it runs; what a stop leaves behind."""
-
-    conv: Conversation
-    emit: EventSink
-    calls: list[ToolCallRecord] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    texts: list[str] = field(default_factory=list)
-    streaming: list[str] = field(default_factory=list)  # the reply being streamed now
-    tool_bytes: int = 0
-    forced: StopReason | None = None
-    empty_retried: bool = False
-
-
-def _status(code: str | None) -> str:
-    if code is None:
-        return "done"
-    return "denied" if code in ("denied_by_user", "approval_timeout") else "error"
-
-
-def _call_key(name: str, args: dict[str, Any]) -> str:
-    return name + json.dumps(args, sort_keys=True, separators=(",", ":"))
-
-
-class _Observer:
-    """Turns an approval prompt into `awaiting_approval` / `running` tool events."""
-
-    def __init__(self, run: _Run, record: ToolCallRecord) -> None:
-        self.run, self.record = run, record
-
-    def asking(self, request: ApprovalRequest) -> None:
-        self.run.emit(
-            _tool_event(self.record, "awaiting_approval") | {"message": request.message()}
-        )
-
-    def answered(self, request: ApprovalRequest, decision: Decision) -> None:
-        if decision.allowed:
-            self.run.emit(_tool_event(self.record, "running"))
-
-
-def _tool_event(record: ToolCallRecord, status: str) -> Event:
-    event: Event = {
-        "kind": "tool",
-        "callId": record.id,
-        "name": record.name,
-        "arguments": record.arguments,
-        "status": status,
-    }
-    if status not in ("running", "awaiting_approval"):
-        event |= {"bytes": record.bytes, "ms": round(record.ms, 1)}
-        if record.code:
-            event["code"] = record.code
-    return event
-
-
 class Agent:
     def __init__(
         self,
         *,
-        model: ModelClient,
+        model: ChatModel,
         workspace: Workspace,
-        approvals: Approvals,
+        approvals: Approver,
         limits: Limits | None = None,
         audit: AuditLog | None = None,
     ) -> None:
@@ -186,6 +138,7 @@ class Agent:
         self.limits = limits or Limits()
         self.audit = audit
         self._tools = tool_specs()
+        self._runner = ToolRunner(workspace, approvals, audit, self.limits.max_tool_output_bytes)
 
     async def ask(
         self,
@@ -196,7 +149,7 @@ class Agent:
         context: str | None = None,
     ) -> AskResult:
         """Answer `question` in `conv`; never raises for model, tool or limit trouble."""
-        run = _Run(conv, on_event or (lambda _event: None))
+        run = RunState(conv, on_event or (lambda _event: None))
         content = f"{context}\n\n{question}" if context else question
         conv.messages.append({"role": "user", "content": content})
         stop: StopReason = "done"
@@ -216,13 +169,16 @@ class Agent:
             stop = "cancelled"
         if stop in ("timeout", "cancelled", "error"):
             answer = "".join(run.texts + run.streaming).strip()
-            if answer:
-                conv.messages.append({"role": "assistant", "content": answer})
+        if conv.messages[-1].get("role") != "assistant":
+            # Close the turn, so a follow-up question never comes right after tool results
+            # (strict providers) or after another user message (strictly alternating templates).
+            closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
+            conv.messages.append({"role": "assistant", "content": closing})
         run.emit({"kind": "status", "status": stop, "message": error.message if error else None})
         return AskResult(
             conversation_id=conv.id,
             answer=answer,
-            references=resolve_references(answer, self.workspace, conv.seen) if answer else [],
+            references=await check_references(answer, self.workspace, conv.seen),
             tool_calls=run.calls,
             usage=run.usage,
             stop_reason=stop,
@@ -230,43 +186,140 @@ class Agent:
             error_kind=error.kind if error else None,
         )
 
-    async def _loop(self, run: _Run) -> tuple[str, StopReason]:
+    def _uses_text(self, conv: Conversation) -> bool:
+        mode = self.limits.tool_protocol
+        return mode == "text" or (mode == "auto" and conv.tool_protocol == "text")
+
+    def _switch_to_text(self, run: RunState, why: str) -> None:
+        """`auto` only: this conversation uses the text protocol from now on; said once."""
+        run.conv.tool_protocol = "text"
+        run.emit(
+            {
+                "kind": "status",
+                "status": "protocol",
+                "protocol": "text",
+                "message": f"model {self.model.model!r} {why}; using the text tool protocol",
+            }
+        )
+
+    async def _loop(self, run: RunState) -> tuple[str, StopReason]:
         conv = run.conv
-        system = {"role": "system", "content": system_prompt(self.workspace)}
-        system_tokens = estimate_tokens([system])
-        for step in range(1, self.limits.max_steps + 1):
+        base_prompt = await system_prompt_async(self.workspace)
+        step = 0
+        while step < self.limits.max_steps:
+            step += 1
             final = run.forced or (
                 "max_steps" if step == self.limits.max_steps and step > 1 else None
             )
-            conv.compact(self.limits.max_context_tokens, system_tokens)
-            messages = [system, *conv.messages]
-            if final is not None:
-                messages.append({"role": "system", "content": _FINAL_NOTES[final]})
+            text = self._uses_text(conv)
+            prompt = base_prompt + text_protocol.tools_prompt(self._tools) if text else base_prompt
+            system = {"role": "system", "content": prompt}
+            conv.compact(self.limits.max_context_tokens, estimate_tokens([system]))
+            pending, run.notes = run.notes, []
+            notes = [*pending, *([_FINAL_NOTES[final]] if final else [])]
+            messages = with_notes([system, *conv.messages], notes)
             run.emit({"kind": "status", "status": "thinking", "step": step})
-            reply = await self._model_turn(run, messages, tools=final is None)
-            if reply.tool_calls and final is None:
+            try:
+                reply = await self._model_turn(
+                    run,
+                    messages,
+                    tools=not text and (final is None or _has_tool_calls(conv)),
+                    tool_choice="none" if final is not None else None,
+                )
+            except ModelError as exc:
+                if exc.kind != "tools_unsupported" or self.limits.tool_protocol != "auto":
+                    raise
+                self._switch_to_text(run, "does not take native tool calls here")
+                run.notes = pending
+                step -= 1  # the rejected request did not count as a step
+                continue
+            markup = not reply.tool_calls and text_protocol.has_markup(reply.content)
+            if markup and not text and final is None:
+                if self.limits.tool_protocol != "auto":
+                    run.texts.append(text_protocol.strip_markup(reply.content))
+                    raise ModelError(
+                        "bad_request",
+                        "the model wrote its tool calls as text, which toolProtocol 'native' "
+                        "does not run; set toolProtocol to 'auto' or 'text'",
+                    )
+                self._switch_to_text(run, "writes its tool calls as text")
+                text = True
+            if final is None and (reply.tool_calls or (text and markup)):
                 if reply.finish_reason == "length":
                     # Never run a call the model was cut off while writing.
-                    conv.messages.append({"role": "assistant", "content": reply.content or "…"})
+                    conv.messages.append(
+                        {"role": "assistant", "content": reply.content or "…", **reply.extra}
+                    )
                     conv.messages.append({"role": "user", "content": _CUT_CALL_NOTE})
                     continue
-                run.texts.append(reply.content)
-                await self._run_tools(run, reply)
-                if run.tool_bytes >= self.limits.max_tool_output_bytes:
-                    run.forced = "budget"
+                await self._tool_round(run, reply, text)
+                run.empty_retried = False  # progress: a later empty reply gets its own nudge
                 continue
-            if not reply.content.strip():
+            answer = text_protocol.strip_markup(reply.content) if markup else reply.content
+            if not answer.strip():
+                if markup and final is not None:
+                    break  # calls at the last step are not run; nothing else was said
                 if run.empty_retried:
-                    raise ModelError("bad_request", "the model returned an empty reply twice")
+                    raise ModelError(
+                        "bad_request", "the model returned an empty reply twice in a row"
+                    )
                 run.empty_retried = True
-                conv.messages.append({"role": "user", "content": _EMPTY_NOTE})
+                run.notes.append(_EMPTY_NOTE)
                 continue
-            conv.messages.append({"role": "assistant", "content": reply.content})
-            return reply.content, final or "done"
-        # Only reached with max_steps == 1 and a reply that still wanted tools.
-        return "".join(run.texts).strip(), "max_steps"
+            conv.messages.append({"role": "assistant", "content": answer, **reply.extra})
+            return answer, final or "done"
+        # The steps ran out without an answer: a reply that still wanted tools at the only
+        # step (max_steps == 1), or an empty one at the last step.
+        return "".join(run.texts).strip(), run.forced or "max_steps"
 
-    async def _model_turn(self, run: _Run, messages: list[dict[str, Any]], *, tools: bool) -> Reply:
+    async def _tool_round(self, run: RunState, reply: Reply, text: bool) -> None:
+        """Run the reply's calls and record them in the history, natively or as text.
+
+        Text markup that yields no call at all gets one correction; a second such reply
+        ends the question with an error (its prose kept, its markup never shown)."""
+        conv = run.conv
+        if not text:
+            run.texts.append(_prose(reply.content))
+            ran = await self._runner.run(run, reply.tool_calls)
+            conv.messages.extend(native_history(reply, ran))
+        elif reply.tool_calls:  # native calls from an endpoint told of none: run, record as text
+            run.texts.append(_prose(reply.content))
+            ran = await self._runner.run(run, reply.tool_calls)
+            written = "".join(text_protocol.markup(call) for call in reply.tool_calls)
+            conv.messages.extend(
+                text_history(replace(reply, content=reply.content + written), ran, [])
+            )
+        else:
+            parsed = text_protocol.parse(reply.content)
+            if not parsed.calls:
+                if run.markup_retried:
+                    run.texts.append(parsed.prose)
+                    raise ModelError(
+                        "bad_request",
+                        "the model's tool calls could not be read twice "
+                        f"({'; '.join(parsed.errors)}); try a model that follows the "
+                        "tool-call format",
+                    )
+                run.markup_retried = True
+                conv.messages.append({"role": "assistant", "content": reply.content, **reply.extra})
+                conv.messages.append(
+                    {"role": "user", "content": text_protocol.correction(parsed.errors)}
+                )
+                return
+            run.texts.append(parsed.prose)
+            ran = await self._runner.run(run, parsed.calls)
+            conv.messages.extend(text_history(reply, ran, parsed.errors))
+        if run.tool_bytes >= self.limits.max_tool_output_bytes:
+            run.forced = "budget"
+
+    async def _model_turn(
+        self,
+        run: RunState,
+        messages: list[dict[str, Any]],
+        *,
+        tools: bool,
+        tool_choice: str | None = None,
+    ) -> Reply:
         sent = len(json.dumps(messages, ensure_ascii=False))
         started = time.perf_counter()
         outcome = "ok"
@@ -276,14 +329,23 @@ class Agent:
             run.streaming.append(text)
             run.emit({"kind": "answerDelta", "text": text})
 
+        def on_reasoning(text: str) -> None:
+            run.emit({"kind": "reasoning", "text": text})
+
         def on_retry(why: str) -> None:
             run.streaming.clear()
             run.emit({"kind": "status", "status": "retrying", "message": why, "resetAnswer": True})
 
         try:
-            reply = await self.model.complete(
-                messages, self._tools if tools else None, on_text=on_text, on_retry=on_retry
+            turn = ChatTurn(
+                messages,
+                self._tools if tools else None,
+                on_text=on_text,
+                on_retry=on_retry,
+                on_reasoning=on_reasoning,
+                tool_choice=tool_choice,
             )
+            reply = await self.model.complete(turn)
             run.streaming.clear()
             return reply
         except ModelError as exc:
@@ -296,13 +358,7 @@ class Agent:
             usage = reply.usage if reply else None
             run.usage.add(usage)
             if usage is not None:
-                run.emit(
-                    {
-                        "kind": "usage",
-                        "promptTokens": run.usage.prompt_tokens,
-                        "completionTokens": run.usage.completion_tokens,
-                    }
-                )
+                run.emit({"kind": "usage", **_usage_json(run.usage)})
             if self.audit is not None:
                 self.audit.model_request(
                     conversation=run.conv.id,
@@ -314,84 +370,9 @@ class Agent:
                     ms=(time.perf_counter() - started) * 1000,
                 )
 
-    async def _run_tools(self, run: _Run, reply: Reply) -> None:
-        """Run every call of one reply concurrently; one tool message per call id, in order."""
-        stubs: list[dict[str, Any]] = []
-        jobs: list[asyncio.Task[ToolResult]] = []
-        records: list[ToolCallRecord] = []
-        first_of: dict[str, str] = {}
-        for call in reply.tool_calls:
-            try:
-                args: dict[str, Any] | None = parse_arguments(call.arguments)
-                shown_args: Any = args
-            except ToolError:
-                args, shown_args = None, call.arguments[:500]
-            # The history keeps valid JSON only: a broken call is kept as an empty stub.
-            stubs.append(
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": json.dumps(args or {})},
-                }
-            )
-            record = ToolCallRecord(call.id, call.name, shown_args)
-            records.append(record)
-            run.calls.append(record)
-            run.emit(_tool_event(record, "running"))
-            key = _call_key(call.name, args) if args is not None else None
-            earlier = (run.conv.answered.get(key) or first_of.get(key)) if key else None
-            if earlier is not None:
-                jobs.append(asyncio.create_task(_repeat(earlier)))
-                continue
-            if key is not None:
-                first_of[key] = call.id
-            jobs.append(asyncio.create_task(self._one_tool(run, record, call)))
-        try:
-            results = await asyncio.gather(*jobs)
-        except BaseException:
-            for job in jobs:
-                job.cancel()
-            raise
-        run.conv.messages.append(
-            {"role": "assistant", "content": reply.content or None, "tool_calls": stubs}
-        )
-        for call, record, result in zip(reply.tool_calls, records, results, strict=True):
-            content = self._within_budget(run, result)
-            record.status = _status(result.code)
-            record.code = result.code
-            record.bytes = len(content.encode("utf-8"))
-            run.emit(_tool_event(record, record.status))
-            run.conv.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-            if not result.is_error or result.code == "denied_by_user":
-                key = _call_key(call.name, parse_arguments(call.arguments))
-                run.conv.answered.setdefault(key, call.id)
-            if not result.is_error:
-                run.conv.seen.add_all(result.shown)
 
-    def _within_budget(self, run: _Run, result: ToolResult) -> str:
-        size = result.bytes
-        limit = self.limits.max_tool_output_bytes
-        if run.tool_bytes + size > limit:
-            result.is_error, result.code = True, "too_large"
-            result.content = (
-                f"[not sent: this question's tool output budget ({limit:,} bytes, "
-                "maxToolOutputBytes) is used up]"
-            )
-            run.tool_bytes = limit
-            return result.content
-        run.tool_bytes += size
-        return result.content
-
-    async def _one_tool(self, run: _Run, record: ToolCallRecord, call: ToolCall) -> ToolResult:
-        started = time.perf_counter()
-        prompt_observer.set(_Observer(run, record))  # this task's own context
-        ctx = ToolContext(self.workspace, self.approvals, conversation_id=run.conv.id)
-        result = await run_tool(call.name, call.arguments, ctx, self.audit)
-        record.ms = (time.perf_counter() - started) * 1000
-        return result
-
-
-async def _repeat(earlier: str) -> ToolResult:
-    return ToolResult(
-        f"[already returned above in call {earlier}; use that result instead of repeating the call]"
-    )
+def _has_tool_calls(conv: Conversation) -> bool:
+    """Whether the history holds native tool calls: then every request must declare the
+    tools (Anthropic through a gateway, Bedrock), so the last step sends them with
+    `tool_choice: "none"` instead of leaving them off."""
+    return any(m.get("role") == "assistant" and m.get("tool_calls") for m in conv.messages)

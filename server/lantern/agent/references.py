@@ -1,12 +1,14 @@
 """References: find the `path:line` citations in an answer and check each one.
 
-DESIGN section 7. The model is asked to cite code as `path:line` or
+The model is asked to cite code as `path:line` or
 `path:start-end` (workspace-relative). `find_citations` finds those in the
 final answer, in the spellings models actually use; `resolve_references`
-checks each one through the jail exactly as the tools do (check 1 in
-`Workspace.targets`, checks 2–5 in `Workspace.open_checked`) and reports
-whether it exists (`verified`) and whether those lines were shown to the model
-in this conversation (`seen`, from `SeenLines`).
+checks each one through the jail exactly as the tools do (`Workspace.targets`
+and `Workspace.open_checked`, docs/read-path.md checks 1–5), counts the file's
+lines with `workspace/lines.py` as read_file numbers them, and reports whether
+the lines exist (`verified`) and whether they were shown to the model in this
+conversation (`seen`, from the conversation's `SeenLines`). `check_references`
+does it on a worker thread for async callers.
 
 Citation forms recognised (the span is always the citation text itself,
 `path:line…`, as character offsets into the Python str, end exclusive):
@@ -49,25 +51,21 @@ are only tried where they start (a lookbehind), and runs are possessive.
 
 from __future__ import annotations
 
-import codecs
-import itertools
-import os
+import asyncio
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantern.workspace.errors import ToolError
+from lantern.agent.positions import UTF16, ZERO, Units, line_units, offsets
+from lantern.errors import ToolError
+from lantern.workspace.lines import lines_at, read_capped
+from lantern.workspace.text import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
-    from lantern.tools.base import Shown
+    from lantern.agent.conversation import SeenLines
     from lantern.workspace.roots import Target, Workspace
-
-MAX_READ_BYTES = 8 * 1024 * 1024
-_SNIFF_BYTES = 8192
-_CHUNK = 1 << 20
 
 # --- finding citations -----------------------------------------------------------------------
 
@@ -161,87 +159,6 @@ def _within(found: list[Citation], starts: list[int], lo: int, hi: int) -> list[
     return out
 
 
-# --- lines shown to the model ----------------------------------------------------------------
-
-
-def _norm(path: str) -> str:
-    """The shape `Workspace.shown` gives: no `./`, no empty components."""
-    return "/".join(c for c in path.split("/") if c not in {"", "."})
-
-
-class SeenLines:
-    """Which lines of which files were shown to the model in one conversation.
-
-    Paths are as the model sees them (workspace-relative, `<folder>/…` in a
-    multi-root workspace); `./a.py` and `a.py` are the same. Ranges of one
-    file are kept sorted and merged, adjacent ones too (1–5 and 6–9 → 1–9).
-    """
-
-    def __init__(self) -> None:
-        self._ranges: dict[str, list[tuple[int, int]]] = {}
-
-    def add(self, path: str, start: int, end: int) -> None:
-        if start > end:
-            start, end = end, start
-        start = max(start, 1)
-        if end < start:
-            return
-        key = _norm(path)
-        merged: list[tuple[int, int]] = []
-        for lo, hi in self._ranges.get(key, []):
-            if hi + 1 < start or end + 1 < lo:
-                merged.append((lo, hi))
-            else:
-                start, end = min(start, lo), max(end, hi)
-        merged.append((start, end))
-        merged.sort()
-        self._ranges[key] = merged
-
-    def add_all(self, shown: Iterable[Shown]) -> None:
-        for item in shown:
-            self.add(item.path, item.start, item.end)
-
-    def covers(self, path: str, start: int, end: int) -> bool:
-        """Whether every line `start..end` of `path` was shown."""
-        if start > end:
-            start, end = end, start
-        if start < 1:
-            return False
-        ranges = self._ranges.get(_norm(path))
-        if not ranges:
-            return False
-        i = bisect_right(ranges, start, key=lambda r: r[0]) - 1  # the last range from <= start
-        return i >= 0 and ranges[i][0] <= start and end <= ranges[i][1]
-
-    def to_json(self) -> list[list[object]]:
-        """`[[path, start, end], …]`, merged and sorted, for a conversation file."""
-        return [[path, lo, hi] for path in sorted(self._ranges) for lo, hi in self._ranges[path]]
-
-    @classmethod
-    def from_json(cls, data: object) -> SeenLines:
-        """The inverse of `to_json`; malformed entries are skipped (they only cost `seen`)."""
-        seen = cls()
-        if not isinstance(data, list):
-            return seen
-        for entry in data:
-            if not isinstance(entry, list | tuple) or len(entry) != 3:
-                continue
-            path, lo, hi = entry
-            if (
-                isinstance(path, str)
-                and type(lo) is int  # not bool
-                and type(hi) is int
-            ):
-                seen.add(path, lo, hi)
-        return seen
-
-    def __bool__(self) -> bool:
-        return bool(self._ranges)
-
-    def __repr__(self) -> str:
-        return f"SeenLines({self.to_json()!r})"
-
-
 # --- checked references ----------------------------------------------------------------------
 
 
@@ -254,25 +171,43 @@ class Reference:
     end_line: int  # 1-based, inclusive
     verified: bool  # the file is readable through the jail and the lines exist
     seen: bool  # verified, and every cited line was shown to the model
-    span: tuple[int, int]  # the citation text in the answer, end exclusive
+    span: tuple[int, int]  # the citation text in the answer, code points, end exclusive
     uri: str | None  # file URI, only when verified
-    end_character: int = 0  # UTF-16 length of the last cited line; 0 if unknown
+    end_width: Units = ZERO  # length of the last cited line; zero if unknown
+    span_units: tuple[Units, Units] | None = None  # `span` in every unit, when measured
 
-    def to_dict(self) -> dict[str, object]:
-        """The `references` item of the `lantern/ask` result (DESIGN section 8)."""
-        return {
-            "uri": self.uri,
-            "range": {
-                "start": {"line": max(self.start_line - 1, 0), "character": 0},
-                "end": {"line": max(self.end_line - 1, 0), "character": self.end_character},
-            },
-            "path": self.path,
-            "startLine": self.start_line,
-            "endLine": self.end_line,
-            "verified": self.verified,
-            "seen": self.seen,
-            "span": [self.span[0], self.span[1]],
-        }
+    def to_dict(self, encoding: str | None = None) -> dict[str, object]:
+        """The `references` item of the `lantern/ask` result.
+
+        `encoding` is the LSP position encoding the client negotiated: the
+        range's end character and `span` are counted in it. Without one, the
+        range is in UTF-16 (the LSP default) and `span` in code points (Python
+        string offsets, as `lantern ask --json` has always printed them).
+
+        `uri` and `range` are only present on a verified reference, so a client
+        can hand verified ones straight to its location list; an unverified one
+        never has a `uri: null` that a location handler would choke on.
+        """
+        data: dict[str, object] = {}
+        if self.verified and self.uri is not None:
+            end = self.end_width.get(encoding or UTF16)
+            data["uri"] = self.uri
+            data["range"] = {
+                "start": {"line": self.start_line - 1, "character": 0},
+                "end": {"line": self.end_line - 1, "character": end},
+            }
+        span = self.span
+        if encoding is not None and self.span_units is not None:
+            span = (self.span_units[0].get(encoding), self.span_units[1].get(encoding))
+        data.update(
+            path=self.path,
+            startLine=self.start_line,
+            endLine=self.end_line,
+            verified=self.verified,
+            seen=self.seen,
+            span=[span[0], span[1]],
+        )
+        return data
 
 
 @dataclass
@@ -281,72 +216,11 @@ class _File:
 
     uri: str | None = None  # set when the file opened through the jail and is text
     lines: int = 0
-    lengths: dict[int, int] = field(default_factory=dict)  # line number → UTF-16 length
+    lengths: dict[int, Units] = field(default_factory=dict)  # line number → its length
 
 
 def _is_absolute(path: str) -> bool:
     return path.startswith(("/", "~"))
-
-
-def _read_capped(fd: int, cap: int) -> bytes:
-    chunks: list[bytes] = []
-    left = cap
-    while left > 0:
-        chunk = os.read(fd, min(left, _CHUNK))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-_WIDE_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-
-
-def _measure(data: bytes, wanted: Iterable[int]) -> tuple[int, dict[int, int]] | None:
-    """Line count and the UTF-16 lengths of the `wanted` lines; None for a binary file.
-
-    Lines are counted like read_file numbers them: split on `\\n`, a last line
-    without `\\n` counts. Past `MAX_READ_BYTES` only complete lines count.
-    """
-    capped = len(data) > MAX_READ_BYTES
-    data = data[:MAX_READ_BYTES]
-    for bom, encoding in _WIDE_BOMS:
-        if data.startswith(bom):
-            lines = data[len(bom) :].decode(encoding, "replace").split("\n")
-            if capped or lines[-1] == "":
-                lines.pop()
-            return len(lines), {
-                n: _utf16_len(lines[n - 1].removesuffix("\r"))
-                for n in wanted
-                if 1 <= n <= len(lines)
-            }
-    skip = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-    if not skip and b"\0" in data[:_SNIFF_BYTES]:
-        return None
-    total = data.count(b"\n")
-    if not capped and len(data) > skip and not data.endswith(b"\n"):
-        total += 1
-    lengths: dict[int, int] = {}
-    newlines = re.finditer(b"\n", data)
-    line, begin = 1, skip  # `begin` is where line number `line` starts
-    for n in sorted({n for n in wanted if 1 <= n <= total}):
-        if n > line:
-            nl = next(itertools.islice(newlines, n - line - 1, None))
-            line, begin = n, nl.end()
-        stop = data.find(b"\n", begin)
-        raw = data[begin : len(data) if stop < 0 else stop]
-        lengths[n] = _utf16_len(raw.removesuffix(b"\r").decode("utf-8", "replace"))
-    return total, lengths
 
 
 _Key = tuple[str, tuple[str, ...]]  # (root path, components): one file of the workspace
@@ -360,7 +234,7 @@ def _check(workspace: Workspace, raw: str) -> tuple[str, Target | None]:
         target = workspace.targets(raw, file=True)[0]
     except ToolError:
         return raw, None
-    return workspace.shown(target.root, target.parts), target
+    return workspace.relative(target.root, target.parts), target
 
 
 def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> list[Reference]:
@@ -368,8 +242,7 @@ def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> li
 
     Each cited file is opened (checks 1–5, no symlink followed, sensitive and
     ignored files refused) and read once per call, however often and in
-    whatever spelling it is cited. Blocking I/O: call it on a worker thread
-    from async code.
+    whatever spelling it is cited. Blocking I/O: async code calls `check_references`.
     """
     citations = find_citations(answer)
     checked: dict[str, tuple[str, Target | None]] = {}
@@ -385,12 +258,14 @@ def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> li
             wanted.setdefault(key, set()).add(end)
     files = {key: _open_and_measure(workspace, targets[key], ends) for key, ends in wanted.items()}
 
+    points = offsets(answer, [p for c in citations for p in c[3]])
     refs: list[Reference] = []
-    for raw, start, end, span in citations:
+    for i, (raw, start, end, span) in enumerate(citations):
+        units = (points[2 * i], points[2 * i + 1])
         path, target = checked[raw]
         info = files[(target.root.path, target.parts)] if target is not None else None
         if info is None or info.uri is None:
-            refs.append(Reference(path, start, end, False, False, span, None))
+            refs.append(Reference(path, start, end, False, False, span, None, span_units=units))
             continue
         verified = 1 <= start <= end <= info.lines
         refs.append(
@@ -402,29 +277,36 @@ def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> li
                 seen=verified and seen.covers(path, start, end),
                 span=span,
                 uri=info.uri if verified else None,
-                end_character=info.lengths.get(end, 0) if verified else 0,
+                end_width=info.lengths.get(end, ZERO) if verified else ZERO,
+                span_units=units,
             )
         )
     refs.sort(key=lambda r: r.span)
     return refs
 
 
+async def check_references(answer: str, workspace: Workspace, seen: SeenLines) -> list[Reference]:
+    """`resolve_references` on a worker thread, so reading the cited files never blocks
+    the event loop (another question, a cancel, an approval prompt)."""
+    if not answer:
+        return []
+    return await asyncio.to_thread(resolve_references, answer, workspace, seen)
+
+
 def _open_and_measure(workspace: Workspace, target: Target, ends: set[int]) -> _File:
-    """Checks 2–5 through `open_checked`, then read at most the cap + 1 and count lines."""
+    """Checks 2–5 through `open_checked`, then count the lines as read_file numbers them."""
     info = _File()
     try:
         opened = workspace.open_checked(target, "file")
     except (ToolError, OSError):
         return info
     try:
-        data = _read_capped(opened.fd, MAX_READ_BYTES + 1)
-    except OSError:
+        data = read_capped(opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
+        info.lines, lines = lines_at(data, ends, MAX_FILE_BYTES)
+    except (ToolError, OSError):  # a binary file, or the read failed
         return info
     finally:
         opened.close()
-    measured = _measure(data, ends)
-    if measured is None:
-        return info
-    info.lines, info.lengths = measured
+    info.lengths = {n: line_units(line) for n, line in lines.items()}
     info.uri = Path(target.root.path, *target.parts).as_uri()
     return info

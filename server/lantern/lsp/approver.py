@@ -1,8 +1,14 @@
-"""Approvals as the standard `window/showMessageRequest`, so any LSP client can answer.
+"""The editor's approval prompt: a standard `window/showMessageRequest`, so any LSP client
+can answer it.
 
 VS Code shows it as a notification with four buttons; Neovim and others show
-their own prompt. No answer within `approval.timeoutSeconds`, a dismissed
-prompt or a client error is a deny.
+their own prompt (Neovim: a numbered list). The titles are short so that VS Code
+shows them in full next to each other, and each still says what it grants:
+`Allow` this read, `Allow in Chat` (this file — or, for a listing or a search,
+this folder — for the rest of the conversation), `Always Allow` (every read in
+this workspace, remembered), `Deny`. The message names the file and the lines.
+No answer within `approval.timeoutSeconds`, a dismissed prompt or a client
+error is a deny.
 """
 
 from __future__ import annotations
@@ -20,18 +26,20 @@ log = logging.getLogger(__name__)
 
 ACTIONS: dict[str, Decision] = {
     "Allow": Decision.ALLOW_ONCE,
-    "Allow for This Conversation": Decision.ALLOW_CONVERSATION,
-    "Always Allow in This Workspace": Decision.ALLOW_WORKSPACE,
+    "Allow in Chat": Decision.ALLOW_CONVERSATION,
+    "Always Allow": Decision.ALLOW_WORKSPACE,
     "Deny": Decision.DENY,
 }
 
 
-class EditorApprover:
+class EditorPrompt:
+    """The `Prompt` a `Session` asks through; `timeout` reads `approval.timeoutSeconds` anew."""
+
     def __init__(self, server: LanguageServer, timeout: Callable[[], float]) -> None:
         self.server = server
         self.timeout = timeout
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Info,
             message=request.message(),

@@ -1,18 +1,20 @@
-"""A hardened replacement for pygls' stdio read loop.
+"""Splitting stdin into JSON-RPC messages, without trusting `Content-Length`.
 
-pygls 2.1.1 trusts the `Content-Length` header: a lying or missing length, a
-header without CRLF or a huge length can make it lose framing, stop answering
-or run out of memory. This reader keeps its own byte buffer and:
+Why this exists (pygls's own reader does not do it) is in `transport.py`. This
+module knows nothing of pygls: it keeps its own byte buffer and
 
 - accepts CRLF or bare LF header lines, and finds `Content-Length` even when
   garbage precedes it on the same line (the tail of a short-counted body);
 - caps a message at 64 MiB and a header block at 8 KiB, so memory stays bounded;
-- answers a body that is not JSON with a JSON-RPC parse error (-32700) and a
-  JSON value that is not a request, notification or response with
-  "invalid request" (-32600), as JSON-RPC 2.0 says;
+- answers a body that is not JSON (or nests too deeply to parse) with a
+  JSON-RPC parse error (-32700) and a JSON value that is not a request,
+  notification or response with "invalid request" (-32600), as JSON-RPC 2.0 says;
 - gives up on a body that stops arriving (no byte for `BODY_IDLE_SECONDS`)
   instead of waiting forever, and re-scans what it did get for the next
-  header, so a following valid message is still answered.
+  header, so a following valid message is still answered;
+- parses each body once and hands on the parsed message, not the bytes.
+
+What a client sees is in docs/protocol.md#framing.
 """
 
 from __future__ import annotations
@@ -106,14 +108,13 @@ def classify(message: Any) -> tuple[int, str, Any] | None:
 
 async def read_messages(
     chunks: StdinChunks,
-    deliver: Callable[[bytes], None],
+    deliver: Callable[[dict[str, Any]], None],
     reply_error: Callable[[int, str, Any], None],
-    stopped: Callable[[], bool],
 ) -> None:
-    """Split the byte stream into message bodies and deliver each; returns at end of input."""
+    """Split the byte stream into messages and deliver each, parsed; returns at end of input."""
     buf = bytearray()
     eof = False
-    while not stopped():
+    while True:
         match = _HEADER_END.search(buf)
         if match is None:
             if len(buf) > MAX_HEADER_BYTES:
@@ -163,6 +164,9 @@ async def read_messages(
         del buf[: body_start + length]
         try:
             message = json.loads(body)
+        except RecursionError:
+            reply_error(PARSE_ERROR, "Parse error: the body nests too deeply", None)
+            continue
         except (ValueError, UnicodeDecodeError):
             reply_error(PARSE_ERROR, "Parse error: the body is not valid JSON", None)
             # A length that over-counted swallowed the next header: give it back.
@@ -174,4 +178,4 @@ async def read_messages(
         if problem is not None:
             reply_error(*problem)
             continue
-        deliver(body)
+        deliver(message)

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from lantern.approvals import ApprovalRequest, Decision, Outcome
-from lantern.workspace.errors import ToolError
+from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
+from lantern.errors import ToolError
+from lantern.escaping import escape_line
 from lantern.workspace.roots import Opened, Workspace
 
 
-class Approvals(Protocol):
-    """The gate a tool goes through: mode and globs, remembered answers, then a prompt."""
-
-    async def decide(self, request: ApprovalRequest) -> Outcome: ...
-
-
 @dataclass(frozen=True)
-class Shown:
+class SeenSpan:
     """Lines of a file that were shown to the model (for `seen` references)."""
 
     path: str
@@ -32,12 +27,13 @@ class ToolResult:
     code: str | None = None
     path: str | None = None  # the workspace-relative path the call touched
     decision: str | None = None  # auto | user | denied | refused:<code>
-    shown: list[Shown] = field(default_factory=list)
+    seen: list[SeenSpan] = field(default_factory=list)  # for `seen` references
     redactions: int = 0
 
     @property
     def bytes(self) -> int:
-        return len(self.content.encode("utf-8"))
+        # surrogatepass: a lone surrogate echoed from the model is counted, not a crash.
+        return len(self.content.encode("utf-8", "surrogatepass"))
 
     def public(self) -> dict[str, Any]:
         """The `lantern tool` output shape."""
@@ -51,9 +47,16 @@ class ToolResult:
 
 @dataclass
 class ToolContext:
+    """What one tool call runs with.
+
+    `observer` hears about a prompt this call opens (the agent loop turns it
+    into `awaiting_approval` events); without one, prompts are silent.
+    """
+
     workspace: Workspace
-    approvals: Approvals
+    approvals: Approver
     conversation_id: str = "default"
+    observer: PromptObserver | None = None
 
 
 async def approve(
@@ -63,10 +66,15 @@ async def approve(
     *,
     folder: bool = False,
     lines: tuple[int, int] | None = None,
-    shown: str | None = None,
+    path: str | None = None,
 ) -> str:
-    """Check 6; returns the audit decision (`auto` or `user`) or raises a refusal."""
-    path = shown or opened.target.shown
+    """The approval step of the read path (docs/read-path.md#check-6). `path` names the
+    request when it is not the opened target's (`.` for a search over every root).
+
+    Returns the audit decision (`auto` or `user`), or raises `denied_by_user` /
+    `approval_timeout`.
+    """
+    path = path or opened.target.rel
     request = ApprovalRequest(
         tool=tool,
         path=path,
@@ -79,9 +87,10 @@ async def approve(
         end_line=lines[1] if lines else None,
         size=None if folder else opened.stat.st_size,
     )
-    outcome = await ctx.approvals.decide(request)
+    outcome = await ctx.approvals.decide(request, observer=ctx.observer)
+    named = escape_line(path)  # a name from the disk, on its way to the model
     if outcome.decision is Decision.TIMEOUT:
-        raise ToolError("approval_timeout", f"no answer to the request to read {path}; not read")
+        raise ToolError("approval_timeout", f"no answer to the request to read {named}; not read")
     if not outcome.decision.allowed:
-        raise ToolError("denied_by_user", f"the user denied access to {path}")
+        raise ToolError("denied_by_user", f"the user denied access to {named}")
     return outcome.by

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+from operator import itemgetter
+
 from lantern.approvals import human_size
+from lantern.errors import ToolError
 from lantern.tools import ripgrep
 from lantern.tools.base import ToolContext, ToolResult, approve
-from lantern.tools.results import ResultFilter
+from lantern.tools.results import (
+    FolderRules,
+    ResultFilter,
+    display,
+    open_targets,
+    prepare,
+    split_rel,
+)
 from lantern.tools.schemas import LIST_MAX_RESULTS, ListFilesArgs
+from lantern.workspace.ignore import NeedsWorker, inline_now
 from lantern.workspace.roots import Opened
 
+_INLINE_DEPTH = 32  # deeper names are checked in a worker thread
 DESCRIPTION = (
     "List files under a workspace folder (default: the whole workspace), with sizes. "
     "Honours .gitignore and .lanternignore and leaves out secrets. Use `glob` "
@@ -16,49 +30,148 @@ DESCRIPTION = (
 )
 
 
-async def _list(opened: Opened, ctx: ToolContext, glob: str | None) -> list[str]:
-    args = ["--files", *ripgrep.COMMON_FLAGS, *ripgrep.policy_flags(ctx.workspace, glob)]
-    proc = await ripgrep.start(args, opened)
-    stdout, stderr = await proc.communicate()
-    # With --no-messages an unreadable folder makes rg exit 2 silently: keep what it listed.
-    if proc.returncode not in (0, 1) and stderr.strip():
-        raise ripgrep.usage_error(stderr, "glob", [r.path for r in ctx.workspace.roots])
-    return sorted(ripgrep.relative(p) for p in stdout.decode("utf-8", "replace").splitlines())
+class _Names:
+    """Names from rg's NUL-separated output, checked as they arrive.
+
+    Names are grouped by folder: a folder is checked once (its names, its ignore files),
+    then each file only by its own name (`ResultFilter.allowed_names`). On the event loop
+    (`inline_only`) a deep name raises `NeedsWorker` and stays queued; `feed` in a worker
+    thread goes on from it.
+    """
+
+    def __init__(self, check: ResultFilter) -> None:
+        self.check = check
+        self.allowed: list[tuple[str, tuple[str, ...], str]] = []  # name, folder, base name
+        self._rest = b""
+        self._queue: list[str] = []
+        self._next = 0
+        self._folders: dict[str, tuple[tuple[str, ...], FolderRules]] = {}
+
+    def feed(self, chunk: bytes, final: bool) -> None:
+        data = self._rest + chunk
+        cut = len(data) if final else data.rfind(b"\0") + 1
+        self._rest = data[cut:]
+        if cut:  # one decode for the batch: NUL never occurs inside a name
+            self._queue += [name for name in os.fsdecode(data[:cut]).split("\0") if name]
+        queue, check, folders, allowed = self._queue, self.check, self._folders, self.allowed
+        i = self._next
+        try:
+            while i < len(queue):  # one run of names in the same folder at a time
+                where, _, base = queue[i].rpartition("/")
+                known = folders.get(where)
+                if known is None:
+                    folder = split_rel(where)
+                    if len(folder) >= _INLINE_DEPTH and inline_now():
+                        raise NeedsWorker
+                    known = folders[where] = (folder, check.folder_rules(folder))
+                elif len(known[0]) >= _INLINE_DEPTH and inline_now():
+                    raise NeedsWorker
+                folder, rules = known
+                if base in ("", "."):  # never from rg: checked as a whole path
+                    rel = split_rel(queue[i])
+                    if check.name_allowed(rel):
+                        allowed.append((queue[i], rel[:-1], rel[-1]))
+                    i += 1
+                    continue
+                end = i + 1
+                bases = [base]
+                while end < len(queue):
+                    here, _, base = queue[end].rpartition("/")
+                    if here != where or base in ("", "."):
+                        break
+                    bases.append(base)
+                    end += 1
+                allowed += [
+                    (queue[i + k], folder, bases[k]) for k in check.allowed_names(rules, bases)
+                ]
+                i = end
+        finally:
+            self._next = i
+        del queue[:i]
+        self._next = 0
+
+
+async def _list(
+    opened: Opened, ctx: ToolContext, glob: str | None, fed: list[str], names: _Names
+) -> bool:
+    """Run rg --files (NUL-separated: a name may hold a newline) and check what it lists
+    while it walks, within rg's time limit; whether every name was shallow enough to be
+    checked on the event loop."""
+    args = [
+        "--files",
+        "--null",
+        f"--threads={ripgrep.walk_threads()}",
+        *ripgrep.COMMON_FLAGS,
+        *ripgrep.policy_flags(ctx.workspace, glob),
+    ]
+    proc = await ripgrep.start([*args, *fed], opened)
+    try:
+        async with asyncio.timeout(ripgrep.TIMEOUT_S):
+            inline = await ripgrep.pump(proc, names.feed)
+            await ripgrep.check_exit(proc, "glob", ctx.workspace)
+    except TimeoutError:
+        raise ToolError(
+            "io_error",
+            f"listing took longer than {ripgrep.TIMEOUT_S:.0f} s; narrow it with path= or glob=",
+        ) from None
+    finally:
+        await ripgrep.stop(proc)
+    return inline
+
+
+def _rows(
+    check: ResultFilter,
+    allowed: list[tuple[str, tuple[str, ...], str]],
+    ctx: ToolContext,
+    room: int,
+) -> tuple[list[str], int]:
+    """Rows for the first `room` allowed files by name (each looked up through the jail),
+    and the total."""
+    rows: list[str] = []
+    total = len(allowed)
+    allowed.sort(key=itemgetter(0))  # names are unique: the name alone orders them
+    for _name, folder, base in allowed:
+        if len(rows) >= room:
+            break
+        rel = (*folder, base)
+        st = check.stat_file(rel)
+        if st is None:
+            total -= 1
+            continue
+        named = ctx.workspace.relative(check.target.root, (*check.target.parts, *rel))
+        rows.append(f"{display(named)} ({human_size(st.st_size)})")
+    return rows, total
 
 
 async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
     targets = ctx.workspace.targets(args.path, file=False)
-    opened = [ctx.workspace.open_checked(t, "dir") for t in targets]
+    opened, notes = await open_targets(ctx.workspace, targets, "dir")
     try:
-        where = "." if len(targets) > 1 else targets[0].shown
-        decision = await approve(ctx, "list_files", opened[0], folder=True, shown=where)
+        where = "." if len(targets) > 1 else targets[0].rel
+        decision = await approve(ctx, "list_files", opened[0], folder=True, path=where)
         limit = min(args.max_results, LIST_MAX_RESULTS)
         rows: list[str] = []
         total = 0
         for handle in opened:
-            found = await _list(handle, ctx, args.glob)
-            total += len(found)
-            check = ResultFilter(
-                ctx.workspace, handle.target, handle.fd, gitignore_inside=bool(args.glob)
-            )
+            check, fed = await prepare(ctx.workspace, handle.target, feed_rg=True)
             try:
-                for rel in found:
-                    if len(rows) >= limit:
-                        break
-                    st = check.allowed(rel)
-                    if st is None:
-                        total -= 1
-                        continue
-                    shown = ctx.workspace.shown(handle.target.root, (*handle.target.parts, rel))
-                    rows.append(f"{shown} ({human_size(st.st_size)})")
+                names = _Names(check)
+                room = limit - len(rows)
+                if await _list(handle, ctx, args.glob, fed, names):
+                    part, count = _rows(check, names.allowed, ctx, room)
+                else:
+                    part, count = await asyncio.to_thread(_rows, check, names.allowed, ctx, room)
             finally:
                 check.close()
+            rows += part
+            total += count
     finally:
         for handle in opened:
             handle.close()
     glob_note = f" matching {args.glob!r}" if args.glob else ""
     if not rows:
-        return ToolResult(f"[no files{glob_note} under {where}]", path=where, decision=decision)
+        text = "\n".join([f"[no files{glob_note} under {where}]", *notes])
+        return ToolResult(text, path=where, decision=decision)
     head = f"[{total:,} file(s){glob_note} under {where}]"
     lines = [head, *rows]
     if total > len(rows):
@@ -66,4 +179,4 @@ async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
             f"[{total - len(rows):,} more file(s) not shown; narrow with path= or glob=, "
             f"or raise max_results (up to {LIST_MAX_RESULTS})]"
         )
-    return ToolResult("\n".join(lines), path=where, decision=decision)
+    return ToolResult("\n".join([*lines, *notes]), path=where, decision=decision)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 
-from lantern.tools.base import Shown, ToolContext, ToolResult, approve
+from lantern.errors import ToolError
+from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
 from lantern.tools.schemas import ReadFileArgs
-from lantern.workspace.errors import ToolError
+from lantern.workspace.lines import read_capped
 from lantern.workspace.roots import Opened, Target, Workspace
 from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, render, window
 
@@ -18,54 +18,39 @@ DESCRIPTION = (
 )
 
 
-def _read_capped(fd: int, cap: int, size_hint: int) -> bytes:
-    """Read at most cap+1 bytes, whatever st_size says (it only sizes the first read)."""
-    chunks: list[bytes] = []
-    left = cap + 1
-    want = min(left, size_hint + 1)
-    while left > 0:
-        chunk = os.read(fd, want)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-        want = min(left, 1 << 16)  # the file grew, or the hint was wrong
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def _too_large(shown: str) -> ToolError:
+def _too_large(rel: str) -> ToolError:
     return ToolError(
         "too_large",
-        f"{shown} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB; "
+        f"{rel} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB; "
         "use search to find the lines you need",
     )
 
 
 async def _read_open(opened: Opened, offset: int, limit: int, decision: str | None) -> ToolResult:
     """Checks 7–10 on a handle that passed checks 2–6; closes the handle."""
-    shown = opened.target.shown
+    rel = opened.target.rel
     try:
-        data = await asyncio.to_thread(_read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
+        data = await asyncio.to_thread(read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:
-        raise _too_large(shown)
-    win = window(data, shown, offset, limit)
+        raise _too_large(rel)
+    win = window(data, rel, offset, limit)
     return ToolResult(
-        render(win, shown),
-        path=shown,
+        render(win, rel),
+        path=rel,
         decision=decision,
-        shown=[Shown(shown, win.first, win.last)] if win.lines else [],
+        seen=[SeenSpan(rel, win.first, win.last)] if win.lines else [],
         redactions=sum(win.redactions.values()),
     )
 
 
 async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     (target,) = ctx.workspace.targets(args.path, file=True)
-    opened = ctx.workspace.open_checked(target, "file")
+    opened = await ctx.workspace.open_checked_async(target, "file")
     try:
         if opened.stat.st_size > MAX_FILE_BYTES:
-            raise _too_large(target.shown)
+            raise _too_large(target.rel)
         last = args.offset + min(args.limit, MAX_LINES) - 1
         decision = await approve(ctx, "read_file", opened, lines=(args.offset, last))
     except BaseException:
@@ -76,8 +61,8 @@ async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
 
 async def read_selection(workspace: Workspace, target: Target, start: int, end: int) -> ToolResult:
     """The user's own selection: every check of the read path except the prompt."""
-    opened = workspace.open_checked(target, "file")
+    opened = await workspace.open_checked_async(target, "file")
     if opened.stat.st_size > MAX_FILE_BYTES:
         opened.close()
-        raise _too_large(target.shown)
+        raise _too_large(target.rel)
     return await _read_open(opened, start, end - start + 1, "user")

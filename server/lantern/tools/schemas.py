@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lantern.workspace.text import MAX_LINES
 
 LIST_DEFAULT_RESULTS = 200
 LIST_MAX_RESULTS = 2000
@@ -21,11 +23,20 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+def _no_nul(value: str | None) -> str | None:
+    """ripgrep gets patterns and globs as command-line words, which cannot hold a NUL."""
+    if value is not None and "\x00" in value:
+        raise ValueError("must not contain a NUL character")
+    return value
+
+
 class ReadFileArgs(_Args):
     path: str = Field(description="Workspace-relative path of the file, e.g. src/app.py.")
     offset: int = Field(1, ge=1, description="1-based number of the first line to read.")
     limit: int = Field(
-        400, ge=1, description="Number of lines to read (at most 400 and 32 KiB are returned)."
+        MAX_LINES,
+        ge=1,
+        description=f"Number of lines to read (at most {MAX_LINES} and 32 KiB are returned).",
     )
 
 
@@ -41,6 +52,8 @@ class ListFilesArgs(_Args):
         ge=1,
         description=f"At most this many files (up to {LIST_MAX_RESULTS}).",
     )
+
+    _check_glob = field_validator("glob")(_no_nul)
 
 
 class SearchArgs(_Args):
@@ -59,6 +72,8 @@ class SearchArgs(_Args):
         ge=1,
         description=f"At most this many matching lines (up to {SEARCH_MAX_RESULTS}).",
     )
+
+    _check_pattern_glob = field_validator("pattern", "glob")(_no_nul)
 
 
 def _strip_titles(node: Any) -> Any:

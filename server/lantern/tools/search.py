@@ -1,14 +1,24 @@
-"""search: regex matches as `path:line: text`, through ripgrep, under the read-path rules."""
+"""search: regex matches as `path:line: text`, through ripgrep, under the read-path rules.
+
+ripgrep only finds candidates: its `--json` events give the real file name and
+the line numbers. Each file with hits is then checked by name, opened again
+through the jail and read by Lantern (the same size rule as read_file), the
+whole text is redacted, and the hit lines are taken from the redacted text:
+a line inside a private-key block shows as redacted even when the block began
+far above it, and what is shown is always what the jail let Lantern read.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import stat
 
+from lantern.errors import ToolError
 from lantern.tools import ripgrep
-from lantern.tools.base import Shown, ToolContext, ToolResult, approve
-from lantern.tools.results import ResultFilter
+from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
+from lantern.tools.results import display, open_targets, prepare
 from lantern.tools.schemas import SEARCH_MAX_RESULTS, SearchArgs
-from lantern.workspace.redact import redact
+from lantern.tools.search_hits import Collector, Hit
 from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES
 
@@ -18,18 +28,12 @@ DESCRIPTION = (
     "Narrow with `path` (a folder or a file) and `glob`."
 )
 MAX_MATCH_CHARS = 300
-_RG_COLUMNS = "600"
 
 
 def _flags(args: SearchArgs, ctx: ToolContext) -> list[str]:
     return [
         *ripgrep.COMMON_FLAGS,
-        "--line-number",
-        "--with-filename",
-        "--no-heading",
-        "--null",
-        f"--max-columns={_RG_COLUMNS}",
-        "--max-columns-preview",
+        "--json",
         f"--max-filesize={MAX_FILE_BYTES}",
         "--case-sensitive" if args.case_sensitive else "--ignore-case",
         *ripgrep.policy_flags(ctx.workspace, args.glob),
@@ -38,93 +42,95 @@ def _flags(args: SearchArgs, ctx: ToolContext) -> list[str]:
     ]
 
 
+async def _run(proc: ripgrep.Rg, collector: Collector, ctx: ToolContext) -> None:
+    """Feed rg's output to the collector until done or enough (hits are checked while rg
+    still runs; small files right on the event loop, see `ripgrep.pump`)."""
+    async with asyncio.timeout(ripgrep.TIMEOUT_S):
+        await ripgrep.pump(proc, collector.feed, lambda: collector.full)
+        if not collector.full:
+            await ripgrep.check_exit(proc, "pattern", ctx.workspace)
+
+
 async def _matches(
     handle: Opened, args: SearchArgs, ctx: ToolContext, want: int
-) -> tuple[list[tuple[str, int, str]], bool]:
-    """Up to `want` allowed matches under one folder handle, and whether more exist."""
+) -> tuple[list[Hit], bool, bool]:
+    """Up to `want` shown hits under one handle, whether more exist, and whether rg timed out."""
     is_dir = stat.S_ISDIR(handle.stat.st_mode)
-    # A folder is searched from its handle; a single file is fed to rg on stdin.
-    proc = await ripgrep.start(
-        [*_flags(args, ctx), "." if is_dir else "-"], handle, stdin=not is_dir
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    found: list[tuple[str, int, str]] = []
-    verdicts: dict[str, bool] = {}
-    check = (
-        ResultFilter(ctx.workspace, handle.target, handle.fd, gitignore_inside=bool(args.glob))
-        if is_dir
-        else None
-    )
-    more = False
+    check, extra = await prepare(ctx.workspace, handle.target, feed_rg=is_dir)
+    collector = Collector(ctx.workspace, handle, check if is_dir else None, want)
+    timed_out = False
     try:
-        async for raw in proc.stdout:
-            name, _, rest = raw.rstrip(b"\n").partition(b"\0")
-            number, _, text = rest.partition(b":")
-            rel = ripgrep.relative(name.decode("utf-8", "replace"))
-            if check is not None:
-                if rel not in verdicts:
-                    verdicts[rel] = check.allowed(rel) is not None
-                if not verdicts[rel]:
-                    continue
-            if len(found) >= want:
-                more = True
-                break
-            parts = (*handle.target.parts, rel) if check is not None else handle.target.parts
-            shown = ctx.workspace.shown(handle.target.root, parts)
-            found.append((shown, int(number or 0), text.decode("utf-8", "replace")))
-        if not more:
-            await proc.wait()
-            stderr = await proc.stderr.read()
-            # Exit 2 without a message is an unreadable folder (--no-messages): keep the matches.
-            if proc.returncode not in (0, 1) and stderr.strip():
-                raise ripgrep.usage_error(stderr, "pattern", [r.path for r in ctx.workspace.roots])
+        # A folder is searched from its handle; a single file is fed to rg on stdin.
+        proc = await ripgrep.start(
+            [*_flags(args, ctx), *extra, "." if is_dir else "-"], handle, stdin=not is_dir
+        )
+        try:
+            await _run(proc, collector, ctx)
+        except TimeoutError:
+            timed_out = True
+        finally:
+            await ripgrep.stop(proc)
     finally:
-        if check is not None:
-            check.close()
-        await ripgrep.stop(proc)
-    return found, more
+        check.close()
+    return collector.hits, collector.more, timed_out
 
 
-def _render(found: list[tuple[str, int, str]], more: bool, args: SearchArgs) -> tuple[str, int]:
-    redacted = redact("\n".join(text for _, _, text in found))
+def _render(found: list[Hit], more: bool, late: bool, args: SearchArgs) -> tuple[str, int]:
     lines = [f"[untrusted search results for {args.pattern!r}]"]
-    for (path, number, _), text in zip(found, redacted.text.split("\n"), strict=True):
+    redactions = 0
+    for hit in found:
+        text = hit.text
         if len(text) > MAX_MATCH_CHARS:
             text = text[:MAX_MATCH_CHARS] + "…"
-        lines.append(f"{path}:{number}: {text}")
+        redactions += hit.redactions
+        lines.append(f"{display(hit.path)}:{hit.line}: {text}")
     if more:
         lines.append(
             f"[more matches not shown; narrow the pattern, path or glob, "
             f"or raise max_results (up to {SEARCH_MAX_RESULTS})]"
         )
-    if redacted.count:
-        lines.append(f"[redacted {redacted.count} secret(s)]")
-    return "\n".join(lines), redacted.count
+    if late:
+        lines.append(f"[search stopped after {ripgrep.TIMEOUT_S:.0f} s; results are incomplete]")
+    if redactions:
+        lines.append(f"[redacted {redactions} secret(s)]")
+    return "\n".join(lines), redactions
+
+
+def _too_large(handle: Opened) -> ToolError:
+    return ToolError(
+        "too_large",
+        f"{handle.target.rel} is larger than {MAX_FILE_BYTES // (1 << 20)} MiB; "
+        "Lantern does not search files that large",
+    )
 
 
 async def search(args: SearchArgs, ctx: ToolContext) -> ToolResult:
     targets = ctx.workspace.targets(args.path, file=False)
-    opened = [ctx.workspace.open_checked(t, "any") for t in targets]
+    opened, notes = await open_targets(ctx.workspace, targets, "any")
     try:
-        where = "." if len(targets) > 1 else targets[0].shown
-        decision = await approve(ctx, "search", opened[0], folder=True, shown=where)
-        want = min(args.max_results, SEARCH_MAX_RESULTS)
-        found: list[tuple[str, int, str]] = []
-        more = False
         for handle in opened:
-            part, part_more = await _matches(handle, args, ctx, want - len(found))
+            if not stat.S_ISDIR(handle.stat.st_mode) and handle.stat.st_size > MAX_FILE_BYTES:
+                raise _too_large(handle)
+        where = "." if len(targets) > 1 else targets[0].rel
+        decision = await approve(ctx, "search", opened[0], folder=True, path=where)
+        want = min(args.max_results, SEARCH_MAX_RESULTS)
+        found: list[Hit] = []
+        more = late = False
+        for handle in opened:
+            part, part_more, part_late = await _matches(handle, args, ctx, want - len(found))
             found += part
-            more = more or part_more
+            more, late = more or part_more, late or part_late
             if len(found) >= want:
                 break
     finally:
         for handle in opened:
             handle.close()
     if not found:
-        return ToolResult(
-            f"[no matches for {args.pattern!r} under {where}]", path=where, decision=decision
-        )
-    found.sort(key=lambda m: (m[0], m[1]))
-    content, redactions = _render(found, more, args)
-    shown = [Shown(path, number, number) for path, number, _ in found]
-    return ToolResult(content, path=where, decision=decision, shown=shown, redactions=redactions)
+        note = " (search stopped early)" if late else ""
+        text = "\n".join([f"[no matches for {args.pattern!r} under {where}]{note}", *notes])
+        return ToolResult(text, path=where, decision=decision)
+    found.sort(key=lambda h: (h.path, h.line))
+    content, redactions = _render(found, more, late, args)
+    content = "\n".join([content, *notes])
+    seen = [SeenSpan(h.path, h.line, h.line) for h in found]
+    return ToolResult(content, path=where, decision=decision, seen=seen, redactions=redactions)

@@ -1,5 +1,7 @@
 """Checks 3–5 of the read path: open beneath a root, never through a link.
 
+See docs/read-path.md#check-3.
+
 On Linux the open is one `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
 call made through ctypes. Where the kernel or a sandbox refuses openat2
 (ENOSYS, EPERM, EINVAL) the path is walked one component at a time with
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lantern.workspace.errors import ToolError
+from lantern.errors import ToolError
 
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture
 _RESOLVE_NO_MAGICLINKS = 0x02
@@ -106,26 +108,26 @@ def _is_link(dir_fd: int, name: str) -> bool:
         return False
 
 
-def _refusal(exc: OSError, shown: str) -> ToolError:
+def _refusal(exc: OSError, rel: str) -> ToolError:
     code = exc.errno
     if code == errno.ELOOP:
         return ToolError(
-            "symlink", f"{shown} is or goes through a symbolic link; Lantern does not follow links"
+            "symlink", f"{rel} is or goes through a symbolic link; Lantern does not follow links"
         )
     if code == errno.EXDEV:
-        return ToolError("outside_workspace", f"{shown} is outside the workspace")
+        return ToolError("outside_workspace", f"{rel} is outside the workspace")
     if code in (errno.ENOENT, errno.ENOTDIR):
-        return ToolError("not_found", f"{shown} does not exist")
+        return ToolError("not_found", f"{rel} does not exist")
     if code in (errno.EACCES, errno.EPERM):
-        return ToolError("permission_denied", f"{shown}: permission denied")
+        return ToolError("permission_denied", f"{rel}: permission denied")
     if code in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
-        return ToolError("not_regular_file", f"{shown} is not a regular file")
+        return ToolError("not_regular_file", f"{rel} is not a regular file")
     if code == errno.ENAMETOOLONG:
         return ToolError("invalid_arguments", "path: too long for the file system")
-    return ToolError("io_error", f"{shown}: could not be opened ({os.strerror(code or 0)})")
+    return ToolError("io_error", f"{rel}: could not be opened ({os.strerror(code or 0)})")
 
 
-def open_beneath(root_fd: int, components: Sequence[str], shown: str, *, directory: bool) -> int:
+def open_beneath(root_fd: int, components: Sequence[str], rel: str, *, directory: bool) -> int:
     """Open `components` beneath `root_fd` without following any symbolic link."""
     flags = _BASE_FLAGS | (os.O_DIRECTORY if directory else 0)
     if not components:
@@ -139,8 +141,8 @@ def open_beneath(root_fd: int, components: Sequence[str], shown: str, *, directo
         return _walk_open(root_fd, components, flags)
     except OSError as exc:
         if directory and exc.errno == errno.ENOTDIR and not _is_link_path(root_fd, components):
-            raise ToolError("not_found", f"{shown} is not a folder") from None
-        raise _refusal(exc, shown) from None
+            raise ToolError("not_found", f"{rel} is not a folder") from None
+        raise _refusal(exc, rel) from None
 
 
 def _is_link_path(root_fd: int, components: Sequence[str]) -> bool:
@@ -155,11 +157,11 @@ def _is_link_path(root_fd: int, components: Sequence[str]) -> bool:
         os.close(parent)
 
 
-def check_regular(fd: int, shown: str) -> os.stat_result:
+def check_regular(fd: int, rel: str) -> os.stat_result:
     """Check 4: the handle must be a regular file with a single link."""
     st = os.fstat(fd)
     if stat.S_ISDIR(st.st_mode):
-        raise ToolError("is_directory", f"{shown} is a folder; use list_files to see inside it")
+        raise ToolError("is_directory", f"{rel} is a folder; use list_files to see inside it")
     if not stat.S_ISREG(st.st_mode):
         kind = (
             "a FIFO"
@@ -170,11 +172,11 @@ def check_regular(fd: int, shown: str) -> os.stat_result:
             if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
             else "not a regular file"
         )
-        raise ToolError("not_regular_file", f"{shown} is {kind}; Lantern reads regular files only")
+        raise ToolError("not_regular_file", f"{rel} is {kind}; Lantern reads regular files only")
     if st.st_nlink > 1:
         raise ToolError(
             "not_regular_file",
-            f"{shown} has {st.st_nlink} hard links; Lantern does not read hard-linked files "
+            f"{rel} has {st.st_nlink} hard links; Lantern does not read hard-linked files "
             "because another name may point at data outside the workspace",
         )
     return st

@@ -1,4 +1,4 @@
-"""Check 1 of the read path: the shape of a path argument.
+"""Check 1 of the read path (docs/read-path.md#check-1): the shape of a path argument.
 
 A path the model sends must be a workspace-relative POSIX path: a string of at
 most 4,096 characters, no control characters, not absolute in any POSIX or
@@ -12,7 +12,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-from lantern.workspace.errors import ToolError
+from lantern.errors import ToolError
 
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
@@ -22,7 +22,7 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 _ABSOLUTE_HINT = "use a path relative to the workspace, e.g. src/app.py"
 
 
-def shown(raw: str, limit: int = 120) -> str:
+def for_message(raw: str, limit: int = 120) -> str:
     """A safe rendering of a relative path for messages: escaped and shortened."""
     text = raw.encode("unicode_escape").decode("ascii") if _CONTROL.search(raw) else raw
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -51,7 +51,7 @@ def split_path(raw: object, *, field: str = "path", file: bool) -> tuple[str, ..
         raise ToolError("invalid_arguments", f"{field}: not valid Unicode text") from None
     if _CONTROL.search(raw):
         raise ToolError(
-            "invalid_arguments", f"{field}: control characters are not allowed ({shown(raw)})"
+            "invalid_arguments", f"{field}: control characters are not allowed ({for_message(raw)})"
         )
     if raw.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(raw):
         raise ToolError(
@@ -59,13 +59,14 @@ def split_path(raw: object, *, field: str = "path", file: bool) -> tuple[str, ..
         )
     if "\\" in raw:
         raise ToolError(
-            "invalid_arguments", f"{field}: use '/' as the separator, not '\\' ({shown(raw)})"
+            "invalid_arguments", f"{field}: use '/' as the separator, not '\\' ({for_message(raw)})"
         )
     if file and raw.strip() in {"", "."}:
         raise ToolError("invalid_arguments", f"{field}: must name a file, e.g. src/app.py")
     if file and (raw.endswith("/") or raw.rsplit("/", 1)[-1] == "."):
         raise ToolError(
-            "invalid_arguments", f"{field}: a file path cannot end with '/' or '/.' ({shown(raw)})"
+            "invalid_arguments",
+            f"{field}: a file path cannot end with '/' or '/.' ({for_message(raw)})",
         )
     components = tuple(c for c in raw.split("/") if c not in {"", "."})
     for component in components:

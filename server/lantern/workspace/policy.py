@@ -1,24 +1,34 @@
-"""Check 2 of the read path: which names Lantern never reads or lists.
+"""Check 2 of the read path (docs/read-path.md#check-2): which names Lantern never reads or lists.
 
 Every component of a path is case-folded and stripped of trailing dots and
 spaces before it is compared, so `.ENV`, `.env.` and `.Git/config` are caught
-like their plain spellings. The user's own `approval.deny` globs
-(gitignore-style, workspace-relative) are refused the same way.
+like their plain spellings. A backup or editor copy of a sensitive name is
+sensitive too (`.env~`, `.env.bak`, `server.pem.orig`, `#.env#`, `.#.env`,
+`..env.swp`, `id_rsa.1`). The user's own `approval.deny` globs (gitignore-style,
+workspace-relative) are refused the same way.
+
+The ripgrep globs that keep these files out of list_files and search are
+generated from the same tables (`Policy.rg_exclude_globs`); the Python check
+stays the authority on every result.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import re
 from collections.abc import Iterable, Sequence
 
 import pathspec
 
-from lantern.workspace.errors import ToolError
+from lantern.errors import ToolError
 
 # Folders and files refused wherever they appear in a path.
 SENSITIVE_NAMES = frozenset(
     {
         ".env",
         ".envrc",
+        ".envs",
         ".git",
         ".git-credentials",
         ".ssh",
@@ -28,12 +38,57 @@ SENSITIVE_NAMES = frozenset(
         ".pypirc",
         ".netrc",
         "_netrc",
+        ".pgpass",
+        ".vault-token",
+        ".htpasswd",
+        ".dockercfg",
+        ".my.cnf",
+        ".s3cfg",
     }
 )
-# `.env.<anything>` is refused except these conventional, committed templates.
+# A file refused only inside a given folder: (folder, file).
+SENSITIVE_PAIRS = frozenset({(".docker", "config.json"), (".kube", "config")})
+# `.env.<anything>`, `.env-<…>`, `.env_<…>` are refused except these committed templates.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
-SENSITIVE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk")
-SENSITIVE_PREFIXES = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa")
+SENSITIVE_SUFFIXES = (
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".jks",
+    ".keystore",
+    ".ppk",
+    ".tfstate",
+    ".tfvars",  # Terraform variables: where a module's passwords and tokens are set
+    ".tfvars.json",
+)
+SENSITIVE_PREFIXES = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "terraform.tfstate")
+# Endings of a backup or editor copy, stripped (repeatedly) before the checks above.
+BACKUP_SUFFIXES = (
+    "~",
+    ".bak",
+    ".bk",
+    ".backup",
+    ".orig",
+    ".old",
+    ".prev",
+    ".save",
+    ".sav",
+    ".swp",
+    ".swo",
+    ".swx",
+    ".tmp",
+    ".temp",
+    ".copy",
+    "-copy",
+    " copy",
+    "_copy",
+    "-bak",
+    "_bak",
+)
+_BACKUP = re.compile(
+    "(?:" + "|".join(re.escape(s) for s in BACKUP_SUFFIXES) + r"|\.[0-9]+|\.~[0-9]+~)$"
+)
 
 
 def fold(name: str) -> str:
@@ -41,13 +96,50 @@ def fold(name: str) -> str:
     return name.casefold().rstrip(". ")
 
 
-def sensitive_component(name: str) -> bool:
-    folded = fold(name)
+def _originals(folded: str) -> set[str]:
+    """`folded` and the names it may be a backup or editor copy of."""
+    names = {folded}
+    if len(folded) > 2 and folded[0] == folded[-1] == "#":  # emacs auto-save
+        folded = folded[1:-1]
+        names.add(folded)
+    while (found := _BACKUP.search(folded)) is not None and found.start() > 0:
+        folded = fold(folded[: found.start()])
+        names.add(folded)
+    if folded.startswith(".#"):  # emacs lock files: `.#name`
+        names.add(folded[2:])
+    if folded.startswith("."):  # vim swap files: `.name.swp`
+        names.add(folded[1:])
+    return names
+
+
+def _sensitive(folded: str) -> bool:
     if folded in SENSITIVE_NAMES:
         return True
-    if folded.startswith(".env.") and folded not in ENV_TEMPLATES:
-        return True
+    # `.env` then anything but a letter or digit: `.env.prod`, `.env-x`, `.env@prod`, `.env+1`.
+    if folded.startswith(".env") and len(folded) > 4 and not folded[4].isalnum():
+        return folded not in ENV_TEMPLATES
     return folded.endswith(SENSITIVE_SUFFIXES) or folded.startswith(SENSITIVE_PREFIXES)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # listings check the same folder names again and again
+def sensitive_component(name: str) -> bool:
+    return any(_sensitive(original) for original in _originals(fold(name)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def sensitive_pair(folder: str, name: str) -> bool:
+    """`.kube/config`, `.docker/config.json` and their backups."""
+    folder = fold(folder)
+    return any((folder, original) in SENSITIVE_PAIRS for original in _originals(fold(name)))
+
+
+_PAIR_FOLDERS = frozenset(folder for folder, _ in SENSITIVE_PAIRS)
+
+
+def pair_folder(folder: str) -> bool:
+    """Whether some file name inside `folder` can make a sensitive pair (`.kube`): when
+    not, `sensitive_pair(folder, name)` is False for every name."""
+    return fold(folder) in _PAIR_FOLDERS
 
 
 class Policy:
@@ -59,26 +151,43 @@ class Policy:
 
     def refusal(self, components: Sequence[str], *, is_dir: bool = False) -> str | None:
         """Why `components` (relative to a root) must not be touched, or None."""
-        for name in components:
-            if sensitive_component(name):
-                return "sensitive"
-        if self._deny is not None and components:
-            rel = "/".join(components) + ("/" if is_dir else "")
+        if not components:
+            return None
+        if self.folder_sensitive(components[:-1]):
+            return "sensitive"
+        return self.child_refusal(components[:-1], components[-1], is_dir=is_dir)
+
+    @staticmethod
+    def folder_sensitive(folder: Sequence[str]) -> bool:
+        """Whether a name or a pair of names inside `folder` itself is sensitive."""
+        if any(sensitive_component(name) for name in folder):
+            return True
+        return any(sensitive_pair(a, b) for a, b in itertools.pairwise(folder))
+
+    def child_refusal(
+        self, folder: Sequence[str], name: str, *, is_dir: bool = False
+    ) -> str | None:
+        """`refusal(folder + name)` for a `folder` that `folder_sensitive` passed: a listing
+        checks each folder once and then only the name of each file in it."""
+        if sensitive_component(name) or (folder and sensitive_pair(folder[-1], name)):
+            return "sensitive"
+        if self._deny is not None:
+            rel = "/".join((*folder, name)) + ("/" if is_dir else "")
             if self._deny.match_file(rel):
                 return "deny_glob"
         return None
 
-    def check(self, components: Sequence[str], shown: str, *, is_dir: bool = False) -> None:
+    def check(self, components: Sequence[str], rel: str, *, is_dir: bool = False) -> None:
         """Raise `sensitive_path` when `components` are refused."""
         reason = self.refusal(components, is_dir=is_dir)
         if reason == "sensitive":
             raise ToolError(
                 "sensitive_path",
-                f"{shown} is a sensitive location (secrets, keys or version-control data); "
+                f"{rel} is a sensitive location (secrets, keys or version-control data); "
                 "Lantern never reads it",
             )
         if reason == "deny_glob":
-            raise ToolError("sensitive_path", f"{shown} matches your approval.deny setting")
+            raise ToolError("sensitive_path", f"{rel} matches your approval.deny setting")
 
     def allows(self, components: Sequence[str]) -> bool:
         return self.refusal(components) is None
@@ -86,14 +195,20 @@ class Policy:
     def rg_exclude_globs(self) -> Iterable[str]:
         """ripgrep `--iglob` excludes that keep refused files from being read at all.
 
-        The Python check on every result stays the authority; these only spare
-        ripgrep the work and keep refused content out of its output.
+        Built from the tables above. They may exclude less than the Python check (which
+        stays the authority on every result), never more: `.env.example` must stay.
         """
-        for name in SENSITIVE_NAMES:
-            yield f"!{name}"
-            # `.env.example` must stay visible, so `.env.<x>` is left to the Python check.
-            yield f"!{name}[ ]*" if name == ".env" else f"!{name}[. ]*"
-        for suffix in SENSITIVE_SUFFIXES:
-            yield f"!*{suffix}"
-        for prefix in SENSITIVE_PREFIXES:
-            yield f"!{prefix}*"
+        backups = "{" + ",".join(s for s in BACKUP_SUFFIXES if s != " copy") + "}"
+        names = "{" + ",".join(sorted(SENSITIVE_NAMES)) + "}"
+        others = "{" + ",".join(sorted(SENSITIVE_NAMES - {".env"})) + "}"
+        yield f"!{names}"
+        yield f"!{names}{backups}"
+        # Trailing dots and spaces are folded away; `.env.<x>` is left to the Python check.
+        yield f"!{others}[. ]*"
+        yield "!.env[-_~ ]*"
+        yield f"!*{{{','.join(SENSITIVE_SUFFIXES)}}}"
+        yield f"!*{{{','.join(SENSITIVE_SUFFIXES)}}}{backups}"
+        yield f"!{{{','.join(SENSITIVE_PREFIXES)}}}*"
+        for folder, name in sorted(SENSITIVE_PAIRS):
+            yield f"!**/{folder}/{name}"
+            yield f"!**/{folder}/{name}{backups}"

@@ -2,11 +2,12 @@
 
 With one root the model sees plain relative paths (`src/app.py`); with
 several it sees `<folder-name>/src/app.py`. `open_checked` runs checks 2–5
-of DESIGN section 4 in order and returns an open handle the caller owns.
+of the read path (docs/read-path.md) in order and returns an open handle the caller owns.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import stat
@@ -15,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from lantern.workspace.errors import ToolError
-from lantern.workspace.ignore import IgnoreRules
+from lantern.errors import ToolError
+from lantern.workspace.ignore import IgnoreRules, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.jail import Identity, check_regular, open_beneath, real_components
-from lantern.workspace.paths import shown as shown_path
-from lantern.workspace.paths import split_path
+from lantern.workspace.paths import for_message, split_path
 from lantern.workspace.policy import Policy
 
 
@@ -39,7 +39,7 @@ class Target:
 
     root: Root
     parts: tuple[str, ...]
-    shown: str
+    rel: str  # the path as the model writes it: workspace-relative, root name first when several
 
 
 @dataclass
@@ -69,6 +69,23 @@ def _unique_names(paths: Sequence[str]) -> list[str]:
     return names
 
 
+_INLINE_DEPTH = 32  # components; deeper paths are checked in a worker thread
+
+
+def _enclosing(root: Root, roots: Sequence[Root]) -> list[tuple[Root, tuple[str, ...]]]:
+    found = []
+    for outer in roots:
+        prefix = outer.path.rstrip("/") + "/"
+        if outer is not root and root.path.startswith(prefix):
+            found.append((outer, tuple(root.path[len(prefix) :].split("/"))))
+    return found
+
+
+def _close_orphan(job: asyncio.Future[Opened]) -> None:
+    if not job.cancelled() and job.exception() is None:
+        job.result().close()
+
+
 class Workspace:
     """The jail: every tool reaches the disk through one of these."""
 
@@ -84,12 +101,22 @@ class Workspace:
         digest = hashlib.sha256("\0".join(sorted(real)).encode()).hexdigest()
         self.key = digest[:16]
         self.name = "+".join(r.name for r in self.roots)
+        self._enclosing = {r.name: _enclosing(r, self.roots) for r in self.roots}
+
+    def enclosing(self, root: Root) -> list[tuple[Root, tuple[str, ...]]]:
+        """The other roots that contain `root`, with `root`'s place inside each.
+
+        Their denylist and ignore rules apply inside `root` too, so opening a
+        folder as its own workspace root cannot unhide what the outer root hides.
+        """
+        return self._enclosing[root.name]
 
     @property
     def multi(self) -> bool:
         return len(self.roots) > 1
 
-    def shown(self, root: Root, parts: Sequence[str]) -> str:
+    def relative(self, root: Root, parts: Sequence[str]) -> str:
+        """The path the model uses for `parts` under `root` (`.` for the only root)."""
         rel = "/".join(parts)
         if self.multi:
             return f"{root.name}/{rel}" if rel else root.name
@@ -99,7 +126,7 @@ class Workspace:
         """Map a model path to targets; "." in a multi-root workspace is every root."""
         parts = split_path(raw, field=field, file=file)
         if not self.multi:
-            return [Target(self.roots[0], parts, self.shown(self.roots[0], parts))]
+            return [Target(self.roots[0], parts, self.relative(self.roots[0], parts))]
         if not parts:
             if file:
                 raise ToolError("invalid_arguments", f"{field}: must name a file")
@@ -109,11 +136,11 @@ class Workspace:
                 rest = parts[1:]
                 if file and not rest:
                     raise ToolError("is_directory", f"{root.name} is a workspace folder")
-                return [Target(root, rest, self.shown(root, rest))]
+                return [Target(root, rest, self.relative(root, rest))]
         names = ", ".join(r.name for r in self.roots)
         raise ToolError(
             "not_found",
-            f"{shown_path(str(raw))}: paths start with a workspace folder name ({names})",
+            f"{for_message(str(raw))}: paths start with a workspace folder name ({names})",
         )
 
     def target_for_abspath(self, path: str) -> Target:
@@ -125,21 +152,52 @@ class Workspace:
         for root in self.roots:
             if absolute == root.path or absolute.startswith(root.path.rstrip("/") + "/"):
                 rel = absolute[len(root.path) :].strip("/")
-                return self.targets(self.shown(root, rel.split("/") if rel else ()), file=True)[0]
+                named = self.relative(root, rel.split("/") if rel else ())
+                return self.targets(named, file=True)[0]
         raise ToolError("outside_workspace", "the selected file is outside the workspace folders")
 
     def check_policy(self, target: Target, *, is_dir: bool) -> None:
-        """Check 2: denylist, deny globs, then the ignore files."""
-        self.policy.check(target.parts, target.shown, is_dir=is_dir)
-        if not target.parts:
-            return
-        root_fd = target.root.open()
+        """Check 2: denylist, deny globs, then the ignore files (of enclosing roots too)."""
+        self.policy.check(target.parts, target.rel, is_dir=is_dir)
+        chain = [(target.root, ()), *self.enclosing(target.root)]
+        for _outer, prefix in chain[1:]:
+            self.policy.check((*prefix, *target.parts), target.rel, is_dir=is_dir)
+        for root, prefix in chain:
+            root_fd = root.open()
+            try:
+                walk = IgnoreWalk(root.ignore, root_fd)
+                refusal = walk.refusal((*prefix, *target.parts), is_dir=is_dir)
+            finally:
+                os.close(root_fd)
+            if refusal is not None:
+                folder = refusal.unreadable.folder if refusal.unreadable else ()
+                message = refusal.message(self.relative(root, folder))
+                if refusal.denied:
+                    raise ToolError("permission_denied", f"{target.rel}: {message}")
+                raise ToolError("ignored_path", f"{target.rel} {message}")
+
+    async def open_checked_async(
+        self, target: Target, expect: Literal["file", "dir", "any"]
+    ) -> Opened:
+        """`open_checked` without stalling the event loop.
+
+        A short path whose ignore files are small (or already parsed) is checked right
+        here: the check is a few system calls. A deep path, or one that meets a large
+        ignore file not parsed yet, is checked in a worker thread; a handle opened there
+        after the caller was cancelled is closed.
+        """
+        if len(target.parts) <= _INLINE_DEPTH:
+            try:
+                with inline_only():
+                    return self.open_checked(target, expect)
+            except NeedsWorker:
+                pass
+        job = asyncio.ensure_future(asyncio.to_thread(self.open_checked, target, expect))
         try:
-            kind = target.root.ignore.ignored(root_fd, target.parts, is_dir=is_dir)
-        finally:
-            os.close(root_fd)
-        if kind is not None:
-            raise ToolError("ignored_path", f"{target.shown} is excluded by {kind}")
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            job.add_done_callback(_close_orphan)
+            raise
 
     def open_checked(self, target: Target, expect: Literal["file", "dir", "any"]) -> Opened:
         """Checks 2–5 of the read path; the caller closes the handle.
@@ -150,19 +208,19 @@ class Workspace:
         self.check_policy(target, is_dir=directory)
         root_fd = target.root.open()
         try:
-            fd = open_beneath(root_fd, target.parts, target.shown, directory=directory)
+            fd = open_beneath(root_fd, target.parts, target.rel, directory=directory)
         finally:
             os.close(root_fd)
         try:
             st = os.fstat(fd)
             is_dir = stat.S_ISDIR(st.st_mode)
             if not (directory or (expect == "any" and is_dir)):
-                check_regular(fd, target.shown)
+                check_regular(fd, target.rel)
             if is_dir and target.parts and expect == "any":
                 self.check_policy(target, is_dir=True)
             real = real_components(fd, target.root.path)
             if real is not None:
-                self.policy.check(real, target.shown, is_dir=is_dir)
+                self.policy.check(real, target.rel, is_dir=is_dir)
             return Opened(target, fd, st)
         except BaseException:
             os.close(fd)

@@ -1,35 +1,52 @@
-"""Check 8 and the shape of read_file output: decode, pick lines, number, cut.
+"""Check 8 and the shape of read_file output: decode, pick lines, redact, cut, escape.
+
+See docs/read-path.md#check-8 and #check-9.
+
+What a line is, which encoding a BOM names and what counts as binary come from
+`lines.py`, which the references of an answer use too, so both number lines alike.
 
 Only the lines that will be shown are decoded and redacted, so reading 400
-lines from the middle of a large file costs one split of the bytes. Private
-key blocks are the one multi-line secret: when a file holds one, the whole
-text is redacted first so a block that starts above the window cannot leak
-its body.
+lines from the middle of a large file costs one split of the bytes. They are
+redacted together with one line above and below (a token split over a line
+break) and with the lines back to the nearest unindented one (a YAML value
+below its key). When a key block may be involved (`redact.BLOCK_HINT` up to
+the last line shown) the whole text is redacted first, so a block that starts
+above the window cannot leak its body.
+
+Every shown line is escaped: a CR, VT, FF, NEL, U+2028/U+2029 or other control
+character inside a line (anything a reader could take for a line break, and
+terminal or bidi controls) is written as `\\r`, `\\uXXXX`, so no text from a
+file can start a line of its own without its line number.
 """
 
 from __future__ import annotations
 
-import codecs
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lantern.workspace.errors import ToolError
-from lantern.workspace.redact import redact
+from lantern.errors import ToolError
+from lantern.workspace.lines import (
+    BOM_PREFIXES,
+    binary_error,
+    bom_encoding,
+    line_start,
+    looks_binary,
+)
+from lantern.workspace.redact import BLOCK_HINT, YAML_HINT, redact
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_LINES = 400
 MAX_OUTPUT_BYTES = 32 * 1024
 MAX_LINE_CHARS = 2000
-_SNIFF_BYTES = 8192
-_KEY_MARKERS = (b"PRIVATE KEY-----", b"PRIVATE KEY BLOCK-----")
+_MAX_CONTEXT_LINES = 256  # walked back to find the unindented line a YAML value hangs from
+_INDENTED_OR_BLANK = (b" ", b"\t", b"\r", b"\n")
+# Controls other than TAB, C1 (NEL), line/paragraph separators, bidi embeddings/isolates.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\n{_CONTROLS}]")
+_CONTROL_IN_LINES = re.compile(f"[{_CONTROLS}]")  # the same, but for "\n" between lines
+_SHORT = {"\r": "\\r", "\n": "\\n", "\x0b": "\\v", "\x0c": "\\f"}
 _CHUNK = 1 << 16
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 
 
 @dataclass(frozen=True)
@@ -51,15 +68,12 @@ class Window:
 
 def _split(data: bytes) -> tuple[str, list[bytes] | list[str]]:
     """Detect the encoding and split into lines (bytes for UTF-8, str otherwise)."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            body = data[len(bom) :]
-            if encoding == "utf-8":
-                return encoding, body.split(b"\n")
-            return encoding, body.decode(encoding, "replace").split("\n")
-    if b"\0" in data[:_SNIFF_BYTES]:
+    encoding, skip = bom_encoding(data)
+    if encoding != "utf-8":
+        return encoding, data[skip:].decode(encoding, "replace").split("\n")
+    if looks_binary(data):
         raise ToolError("binary_file", "")
-    return "utf-8", data.split(b"\n")
+    return encoding, data[skip:].split(b"\n")
 
 
 def _decode(line: bytes | str) -> tuple[str, bool]:
@@ -83,29 +97,6 @@ def _decode_all(lines: list[bytes] | list[str]) -> tuple[list[str], bool]:
     return [text for text, _ in pairs], any(bad for _, bad in pairs)
 
 
-def _join(lines: list[bytes] | list[str]) -> str:
-    """The whole text of split lines (UTF-8 lines decode alone: `\\n` never splits a character)."""
-    return "\n".join(
-        line if isinstance(line, str) else line.decode("utf-8", "replace") for line in lines
-    )
-
-
-def _line_start(data: bytes, number: int) -> int | None:
-    """Byte index where 1-based line `number` starts (None past the end), chunk by chunk."""
-    pos, left = 0, number - 1
-    while left > 0:
-        if pos >= len(data):
-            return None
-        end = min(pos + _CHUNK, len(data))
-        found = data.count(b"\n", pos, end)
-        if found >= left:
-            rest = data[pos:end].split(b"\n", left)[-1]  # what follows the wanted newline
-            return end - len(rest)
-        left -= found
-        pos = end
-    return pos if pos < len(data) else None
-
-
 def _window_lines(data: bytes, start: int, want: int) -> list[bytes]:
     """`want` lines from byte `start`, copying only about as much as they hold."""
     span = _CHUNK
@@ -116,96 +107,200 @@ def _window_lines(data: bytes, start: int, want: int) -> list[bytes]:
         span *= 4
 
 
-def _lines(data: bytes, shown: str) -> tuple[int, list[bytes] | list[str], dict[str, int]]:
-    """All lines of a file that needs the slow path (a BOM, or a private key to redact)."""
+def escape_content(line: str) -> str:
+    """One line of file content as the model sees it: every control character but TAB,
+    and U+2028/U+2029 and bidi controls, written as `\\r`, `\\v`, `\\f` or `\\uXXXX`.
+
+    Use it on every line of file content shown with a prefix (`12│…`, `path:12: …`).
+    """
+    if _CONTROL.search(line) is None:
+        return line
+    return _CONTROL.sub(lambda m: _SHORT.get(m[0]) or f"\\u{ord(m[0]):04x}", line)
+
+
+@dataclass(frozen=True)
+class _Picked:
+    """Decoded lines to redact together: the window with its context."""
+
+    total: int  # lines in the file
+    texts: list[str]  # context above, the window, context below
+    first: int  # index in texts of the window's first line
+    count: int  # lines of the window
+    replaced: bool  # invalid bytes were replaced in the window
+    whole: bool  # texts is the whole file: redact it uncut
+
+
+def _slow_window(data: bytes, rel: str, offset: int, want: int) -> _Picked:
+    """The whole file, decoded (a BOM, or a key block that may reach into the window)."""
     try:
-        encoding, raw_lines = _split(data)
+        _, raw_lines = _split(data)
     except ToolError:
-        raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)") from None
+        raise binary_error(rel) from None
     if raw_lines and raw_lines[-1] in (b"", ""):
         raw_lines.pop()
     total = len(raw_lines)
-    # Redact from the split lines, not `data`: a BOM is already stripped there, and the
-    # key markers of a UTF-16/32 file only show up once it is decoded.
-    maybe_key = encoding != "utf-8" or any(marker in data for marker in _KEY_MARKERS)
-    whole_text = _join(raw_lines) if maybe_key else ""
-    if any(marker.decode() in whole_text for marker in _KEY_MARKERS):
-        whole = redact(whole_text)
-        return total, whole.text.split("\n")[:total], dict(whole.counts)
-    return total, raw_lines, {}
+    texts, _ = _decode_all(raw_lines)
+    count = max(0, min(want, total - offset + 1))
+    _, replaced = _decode_all(raw_lines[offset - 1 : offset - 1 + count])
+    return _Picked(total, texts, offset - 1, count, replaced, whole=True)
 
 
-def _fast_window(data: bytes, shown: str, offset: int, want: int) -> tuple[int, list[bytes]] | None:
-    """Total lines and the window of a plain UTF-8 file without splitting all of it.
+def _context_start(data: bytes, start: int) -> int | None:
+    """Where to start redacting for a window at byte `start`: the nearest unindented line
+    above it (a YAML value cannot hang from a key above that), at least one line up.
+
+    None when no such line is near and a YAML key with its value below may be above:
+    then the whole text must be redacted.
+    """
+    pos = start
+    for _ in range(_MAX_CONTEXT_LINES):
+        if pos == 0:
+            return 0
+        pos = data.rfind(b"\n", 0, pos - 1) + 1
+        if data[pos : pos + 1] not in _INDENTED_OR_BLANK:
+            return pos
+    return pos if YAML_HINT.search(data, 0, pos) is None else None
+
+
+def _fast_window(data: bytes, rel: str, offset: int, want: int) -> _Picked | None:
+    """The window of a plain UTF-8 file and its context, without splitting all of it.
 
     Each byte is counted once (up to the window, then after it). None means the slow
-    path must run: a BOM, or a private key block that starts above or inside the window
+    path must run: a BOM, or a key block that may start above or inside the window
     (it must be redacted with the whole text so its body cannot leak).
     """
-    if data.startswith(_BOM_PREFIXES):
+    if data.startswith(BOM_PREFIXES):
         return None
-    if b"\0" in data[:_SNIFF_BYTES]:
-        raise ToolError("binary_file", f"{shown} looks binary (it contains NUL bytes)")
+    if looks_binary(data):
+        raise binary_error(rel)
     unterminated = 1 if data and not data.endswith(b"\n") else 0
-    start = _line_start(data, offset)
+    start = line_start(data, offset)
     if start is None:
-        return data.count(b"\n") + unterminated, []
+        return _Picked(data.count(b"\n") + unterminated, [], 0, 0, False, False)
     total = offset - 1 + data.count(b"\n", start) + unterminated
-    chosen = _window_lines(data, start, min(want, total - offset + 1))
+    count = min(want, total - offset + 1)
+    chosen = _window_lines(data, start, count + 1)  # one line of context below
     end = start + sum(len(line) + 1 for line in chosen)
-    if data.find(b"PRIVATE KEY", 0, end) >= 0:
+    if BLOCK_HINT.search(data, 0, end) is not None:
         return None
-    return total, chosen
+    above = _context_start(data, start)
+    if above is None:
+        return None
+    before, _ = _decode_all(data[above:start].split(b"\n")[:-1])
+    texts, replaced = _decode_all(chosen[:count])
+    after, _ = _decode_all(chosen[count:])
+    return _Picked(total, before + texts + after, len(before), count, replaced, whole=False)
 
 
-def window(data: bytes, shown: str, offset: int, limit: int) -> Window:
-    """Choose, decode, redact and cut the lines [offset, offset+limit) of `data`."""
+def window(data: bytes, rel: str, offset: int, limit: int) -> Window:
+    """Choose, decode, redact, cut and escape the lines [offset, offset+limit) of `data`."""
     want = min(limit, MAX_LINES)
-    fast = _fast_window(data, shown, offset, want)
-    counts: dict[str, int] = {}
-    chosen: list[bytes] | list[str]
-    if fast is not None:
-        total, chosen = fast
-    else:
-        total, all_lines, counts = _lines(data, shown)
-        chosen = all_lines[offset - 1 : offset - 1 + want]
-    if total == 0:
+    picked = _fast_window(data, rel, offset, want) or _slow_window(data, rel, offset, want)
+    if picked.total == 0:
         return Window([], 1, 0, False, {}, 0, False)
-    if offset > total:
+    if offset > picked.total:
         raise ToolError(
             "invalid_arguments",
-            f"offset: {shown} has {total} lines; offset {offset} is past the end",
+            f"offset: {rel} has {picked.total} lines; offset {offset} is past the end",
         )
-    decoded, replaced = _decode_all(chosen)
     # Keep a margin past the cut so a secret that straddles it is still recognised.
-    texts = [text[: MAX_LINE_CHARS + 1024] for text in decoded]
-    redacted = redact("\n".join(texts))
-    for rule, n in redacted.counts.items():
-        counts[rule] = counts.get(rule, 0) + n
+    source = picked.texts if picked.whole else [t[: MAX_LINE_CHARS + 1024] for t in picked.texts]
+    redacted = redact("\n".join(source))
+    out = redacted.text.split("\n")
+    escape = escape_content if _CONTROL_IN_LINES.search(redacted.text) else str
     lines: list[str] = []
     cut = 0
     used = 0
     capped = False
-    for number, (text, original) in enumerate(
-        zip(redacted.text.split("\n"), decoded, strict=True), start=offset
-    ):
-        if len(text) > MAX_LINE_CHARS or len(original) > MAX_LINE_CHARS + 1024:
-            text = f"{text[:MAX_LINE_CHARS]}… [line cut: {len(original):,} characters]"
-            cut += 1
-        size = len(text.encode("utf-8", "replace")) + len(str(number)) + 4
+    for i in range(picked.first, picked.first + picked.count):
+        text, was_cut = _fit_line(out[i], len(picked.texts[i]), escape)
+        cut += was_cut
+        size = len(text.encode("utf-8", "replace")) + len(str(offset + len(lines))) + 4
         if lines and used + size > MAX_OUTPUT_BYTES:
             capped = True
             break
         used += size
         lines.append(text)
-    return Window(lines, offset, total, replaced, counts, cut, capped)
+    counts = redacted.counts_in(picked.first, picked.first + len(lines) - 1) if lines else {}
+    return Window(lines, offset, picked.total, picked.replaced, counts, cut, capped)
 
 
-def render(win: Window, shown: str) -> str:
+def hit_lines(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, str], dict[str, int]]:
+    """Lines `numbers` (1-based) of a file as search should show them, and the secrets
+    redacted in them: each line redacted as read_file would (a body line of a key block
+    shows as the marker, a YAML value below its key is redacted), cut at MAX_LINE_CHARS
+    and escaped. Numbers past the end are left out; NUL bytes raise `binary_file`.
+
+    Costs a split of the file and a redaction of each hit line with its context, or one
+    redaction of the whole text when the file may hold a key block.
+    """
+    wanted = sorted({n for n in numbers if n >= 1})
+    if not wanted:
+        return {}, {}
+    if data.startswith(BOM_PREFIXES) or BLOCK_HINT.search(data) is not None:
+        return _hits_in_whole(data, wanted)
+    if looks_binary(data):
+        raise binary_error("file")
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    found: dict[int, str] = {}
+    counts: dict[str, int] = {}
+    for number in wanted:
+        if number > len(raw):
+            break
+        first = _context_index(raw, number - 1)
+        if first is None:
+            return _hits_in_whole(data, wanted)
+        texts, _ = _decode_all(raw[first : number + 1])  # one line of context below
+        redacted = redact("\n".join(t[: MAX_LINE_CHARS + 1024] for t in texts))
+        at = number - 1 - first
+        found[number], _ = _fit_line(redacted.text.split("\n")[at], len(texts[at]), escape_content)
+        for rule, n in redacted.counts_in(at, at).items():
+            counts[rule] = counts.get(rule, 0) + n
+    return found, counts
+
+
+def _context_index(raw: list[bytes], index: int) -> int | None:
+    """`_context_start` on split lines: the nearest unindented line above `index`."""
+    for first in range(index - 1, max(-1, index - 1 - _MAX_CONTEXT_LINES), -1):
+        if raw[first][:1] not in _INDENTED_OR_BLANK and raw[first]:
+            return first
+    if index - _MAX_CONTEXT_LINES <= 0:
+        return 0
+    head = b"\n".join(raw[: index - _MAX_CONTEXT_LINES])
+    return index - _MAX_CONTEXT_LINES if YAML_HINT.search(head) is None else None
+
+
+def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, str], dict[str, int]]:
+    picked = _slow_window(data, "file", 1, 0)
+    redacted = redact("\n".join(picked.texts))
+    out = redacted.text.split("\n")
+    found = {
+        n: _fit_line(out[n - 1], len(picked.texts[n - 1]), escape_content)[0]
+        for n in wanted
+        if n <= picked.total
+    }
+    counts: dict[str, int] = {}
+    for rule, first, last in redacted.spans:
+        if any(first <= n - 1 <= last for n in found):
+            counts[rule] = counts.get(rule, 0) + 1
+    return found, counts
+
+
+def _fit_line(text: str, length: int, escape: Callable[[str], str]) -> tuple[str, bool]:
+    """A redacted line as shown, and whether it was cut: cut at MAX_LINE_CHARS (saying
+    how long the original, of `length` characters, was), then escaped."""
+    if len(text) > MAX_LINE_CHARS or length > MAX_LINE_CHARS + 1024:
+        return f"{escape(text[:MAX_LINE_CHARS])}… [line cut: {length:,} characters]", True
+    return escape(text), False
+
+
+def render(win: Window, rel: str) -> str:
     """The text the model sees for one read_file call."""
     if win.total == 0:
-        return f"[file {shown} is empty]"
-    head = f"[untrusted file content: {shown}, lines {win.first}–{win.last} of {win.total}]"
+        return f"[file {rel} is empty]"
+    head = f"[untrusted file content: {rel}, lines {win.first}–{win.last} of {win.total}]"
     body = "\n".join(f"{n}│{text}" for n, text in enumerate(win.lines, start=win.first))
     notes: list[str] = []
     if win.last < win.total:

@@ -1,4 +1,7 @@
-"""The one exception type of the read path, carrying a stable error code.
+"""`ToolError`: a refusal or failure of a tool call, carrying a stable error code.
+
+It lives outside `workspace/` and `tools/` because both raise it: the jail
+refuses paths with it, the tools and the approval step fail with it.
 
 Messages name only the workspace-relative path the model sent, never an
 absolute path: every raise site builds its message from the relative form.

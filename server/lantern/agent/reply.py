@@ -1,0 +1,104 @@
+"""What one model turn produces: the reply, its tool calls, token usage, and the error kinds.
+
+Kept apart from the client so the stream assembler and the loop can share
+these types without importing the HTTP side; `ChatModel` is what the loop asks
+of a model, so it can run against something other than HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ErrorKind = Literal[
+    "auth", "not_found", "unreachable", "rate_limited", "context_length", "timeout",
+    "stream", "bad_request", "server", "tools_unsupported",
+]  # fmt: skip
+
+
+class ModelError(Exception):
+    """A failed model turn. `message` carries the provider's own words and what to do.
+
+    `retryable` marks failures worth one more try of the same request (a stream
+    cut or stalled, a transient error reported inside the stream); deterministic
+    ones (context size, invalid request) are never sent again.
+    """
+
+    def __init__(self, kind: ErrorKind, message: str, *, retryable: bool | None = None) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.retryable = kind == "stream" if retryable is None else retryable
+
+
+@dataclass
+class ToolCall:
+    id: str  # always usable: made by the client when the provider sent none
+    name: str
+    arguments: str  # raw JSON text as the model wrote it
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Provider fields on the call that must go back verbatim, e.g. Gemini's
+    ``{"extra_content": {"google": {"thought_signature": "..."}}}``."""
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False  # the endpoint sent no usage; counted as characters / 4
+
+    def add(self, other: Usage | None) -> None:
+        if other is not None:
+            self.prompt_tokens += other.prompt_tokens
+            self.completion_tokens += other.completion_tokens
+            self.estimated = self.estimated or other.estimated
+
+
+@dataclass
+class Reply:
+    content: str = ""
+    """Answer text without <think> blocks. Tool-call markup written as text stays here
+    (for the text tool protocol) but is never streamed as answer text."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage | None = None  # never None on success: estimated when the endpoint sent none
+    reasoning: str = ""  # reasoning fields and <think> text: for display only
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Provider fields for the assistant message that must go back verbatim, e.g.
+    ``{"reasoning_content": "..."}`` (DeepSeek)."""
+
+
+def _ignore(_text: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    """What one model turn sends, and where its streamed parts go.
+
+    `on_text` gets answer text only (no <think> blocks, no tool-call markup),
+    `on_reasoning` the reasoning as it streams, `on_retry` the reason before the
+    same turn is tried once more. `tool_choice` is sent only together with tools.
+    """
+
+    messages: Sequence[dict[str, Any]]
+    tools: Sequence[dict[str, Any]] | None = None
+    on_text: Callable[[str], None] = _ignore
+    on_retry: Callable[[str], None] | None = None
+    on_reasoning: Callable[[str], None] | None = None
+    tool_choice: str | None = None
+
+
+class ChatModel(Protocol):
+    """What the agent loop needs of a model: its name and one streamed turn.
+
+    `model.ModelClient` is the real one (any OpenAI-compatible URL); the loop's
+    unit tests script one in process. `complete` raises `ModelError` for every
+    failure and returns a `Reply` whose `usage` is never None.
+    """
+
+    @property
+    def model(self) -> str: ...
+
+    async def complete(self, turn: ChatTurn) -> Reply: ...

@@ -1,0 +1,242 @@
+"""One round of tool calls: run them, report them, and write them into the history.
+
+Native calls and calls written as text run through the very same path
+(`run_tool`: jail, approvals, audit), share the output budget and the
+"already returned above" bookkeeping; only the history entries differ. The
+history is written after every call finished, so a cancelled round leaves no
+assistant message whose calls have no results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lantern.agent.conversation import Conversation
+from lantern.agent.reply import Reply, ToolCall, Usage
+from lantern.agent.text_protocol import Outcome, render_results
+from lantern.approvals import ApprovalRequest, Approver, Decision
+from lantern.audit import AuditLog
+from lantern.errors import ToolError
+from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.registry import parse_arguments, run_tool
+from lantern.tools.summary import summarize
+from lantern.workspace.roots import Workspace
+
+StopReason = Literal["done", "max_steps", "budget", "timeout", "cancelled", "error"]
+Event = dict[str, Any]
+EventSink = Callable[[Event], None]
+
+
+@dataclass
+class ToolCallRecord:
+    id: str
+    name: str
+    arguments: Any
+    status: str = "running"
+    code: str | None = None
+    bytes: int = 0
+    ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "summary": summarize(self.name, self.arguments),
+            "status": self.status,
+            "bytes": self.bytes,
+            "ms": round(self.ms, 1),
+        }
+        if self.code:
+            data["code"] = self.code
+        return data
+
+
+@dataclass
+class RunState:
+    """The state of one question while it runs; what a stop leaves behind."""
+
+    conv: Conversation
+    emit: EventSink
+    calls: list[ToolCallRecord] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    texts: list[str] = field(default_factory=list)
+    streaming: list[str] = field(default_factory=list)  # the reply being streamed now
+    tool_bytes: int = 0
+    forced: StopReason | None = None
+    empty_retried: bool = False
+    markup_retried: bool = False
+    notes: list[str] = field(default_factory=list)  # for the next request only
+
+
+@dataclass
+class Ran:
+    """One finished call of a round."""
+
+    call: ToolCall
+    args: dict[str, Any] | None  # None: the arguments were not a JSON object
+    record: ToolCallRecord
+    result: ToolResult
+
+
+def _status(code: str | None) -> str:
+    if code is None:
+        return "done"
+    return "denied" if code in ("denied_by_user", "approval_timeout") else "error"
+
+
+def _call_key(name: str, args: dict[str, Any]) -> str:
+    return name + json.dumps(args, sort_keys=True, separators=(",", ":"))
+
+
+def tool_event(record: ToolCallRecord, status: str) -> Event:
+    event: Event = {
+        "kind": "tool",
+        "callId": record.id,
+        "name": record.name,
+        "arguments": record.arguments,
+        "summary": summarize(record.name, record.arguments),
+        "status": status,
+    }
+    if status not in ("running", "awaiting_approval"):
+        event |= {"bytes": record.bytes, "ms": round(record.ms, 1)}
+        if record.code:
+            event["code"] = record.code
+    return event
+
+
+class _Observer:
+    """Turns the prompt one call opens into `awaiting_approval` / `running` tool events."""
+
+    def __init__(self, run: RunState, record: ToolCallRecord) -> None:
+        self.run, self.record = run, record
+
+    def asking(self, request: ApprovalRequest) -> None:
+        self.run.emit(tool_event(self.record, "awaiting_approval") | {"message": request.message()})
+
+    def answered(self, request: ApprovalRequest, decision: Decision) -> None:
+        if decision.allowed:
+            self.run.emit(tool_event(self.record, "running"))
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        workspace: Workspace,
+        approvals: Approver,
+        audit: AuditLog | None,
+        max_tool_output_bytes: int,
+    ) -> None:
+        self.workspace = workspace
+        self.approvals = approvals
+        self.audit = audit
+        self.limit = max_tool_output_bytes
+
+    async def run(self, run: RunState, calls: list[ToolCall]) -> list[Ran]:
+        """Run every call concurrently; results, events and bookkeeping in call order."""
+        jobs: list[asyncio.Task[ToolResult]] = []
+        started: list[Ran] = []
+        first_of: dict[str, str] = {}
+        for call in calls:
+            try:
+                args: dict[str, Any] | None = parse_arguments(call.arguments)
+                recorded_args: Any = args
+            except ToolError:
+                args, recorded_args = None, call.arguments[:500]
+            record = ToolCallRecord(call.id, call.name, recorded_args)
+            started.append(Ran(call, args, record, ToolResult("")))
+            run.calls.append(record)
+            run.emit(tool_event(record, "running"))
+            key = _call_key(call.name, args) if args is not None else None
+            earlier = (run.conv.answered.get(key) or first_of.get(key)) if key else None
+            if earlier is not None:
+                jobs.append(asyncio.create_task(_repeat(earlier)))
+                continue
+            if key is not None:
+                first_of[key] = call.id
+            jobs.append(asyncio.create_task(self._one(run, record, call)))
+        try:
+            results = await asyncio.gather(*jobs)
+        except BaseException:
+            for job in jobs:
+                job.cancel()
+            raise
+        for ran, result in zip(started, results, strict=True):
+            ran.result = result
+            self._within_budget(run, result)
+            ran.record.status = _status(result.code)
+            ran.record.code = result.code
+            ran.record.bytes = result.bytes
+            run.emit(tool_event(ran.record, ran.record.status))
+            if ran.args is not None and (not result.is_error or result.code == "denied_by_user"):
+                run.conv.answered.setdefault(_call_key(ran.call.name, ran.args), ran.call.id)
+            if not result.is_error:
+                run.conv.seen.add_all(result.seen)
+        return started
+
+    def _within_budget(self, run: RunState, result: ToolResult) -> None:
+        size = result.bytes
+        if run.tool_bytes + size > self.limit:
+            result.is_error, result.code = True, "too_large"
+            result.content = (
+                f"[not sent: this question's tool output budget ({self.limit:,} bytes, "
+                "maxToolOutputBytes) is used up]"
+            )
+            run.tool_bytes = self.limit
+            return
+        run.tool_bytes += size
+
+    async def _one(self, run: RunState, record: ToolCallRecord, call: ToolCall) -> ToolResult:
+        started = time.perf_counter()
+        ctx = ToolContext(
+            self.workspace,
+            self.approvals,
+            conversation_id=run.conv.id,
+            observer=_Observer(run, record),
+        )
+        result = await run_tool(call.name, call.arguments, ctx, self.audit)
+        record.ms = (time.perf_counter() - started) * 1000
+        return result
+
+
+async def _repeat(earlier: str) -> ToolResult:
+    return ToolResult(
+        f"[already returned above in call {earlier}; use that result instead of repeating the call]"
+    )
+
+
+def native_history(reply: Reply, ran: list[Ran]) -> list[dict[str, Any]]:
+    """The assistant message with its calls (provider fields kept), then one tool message
+    per call id, in order. A call with broken arguments is kept as an empty JSON object."""
+    stubs = [
+        {
+            **r.call.extra,
+            "id": r.call.id,
+            "type": "function",
+            "function": {"name": r.call.name, "arguments": json.dumps(r.args or {})},
+        }
+        for r in ran
+    ]
+    assistant = {"role": "assistant", "content": reply.content or None, **reply.extra}
+    return [
+        assistant | {"tool_calls": stubs},
+        *({"role": "tool", "tool_call_id": r.call.id, "content": r.result.content} for r in ran),
+    ]
+
+
+def text_history(reply: Reply, ran: list[Ran], errors: list[str]) -> list[dict[str, Any]]:
+    """The assistant's reply as written (markup included), then one user message with
+    every result, fenced and marked as untrusted tool output."""
+    outcomes = [
+        Outcome(r.call.id, r.call.name, r.call.arguments, r.result.content, r.result.code)
+        for r in ran
+    ]
+    return [
+        {"role": "assistant", "content": reply.content, **reply.extra},
+        {"role": "user", "content": render_results(outcomes, errors)},
+    ]

@@ -1,0 +1,204 @@
+"""Turning ripgrep's `--json` events into hits Lantern may show.
+
+rg reports a file (`begin`), its matching line numbers (`match`) and the end of
+the file (`end`); names come from the JSON (`text`, or `bytes` for a name that
+is not UTF-8), never parsed out of text, so a name holding a newline cannot
+pass for another file. The matched text rg prints is never shown: at `end`,
+the file is opened through the jail and read by Lantern, redacted as a whole,
+and the hit lines are taken from that redacted text.
+
+Runs in a worker thread, one `feed` per batch of rg output; a short last batch
+of small files is handled on the event loop (see `inline_only`), which spares
+the common small search a hop to the thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from lantern.errors import ToolError
+from lantern.tools.results import ResultFilter, split_rel
+from lantern.workspace.ignore import NeedsWorker, inline_now
+from lantern.workspace.roots import Opened, Workspace
+from lantern.workspace.text import MAX_FILE_BYTES, hit_lines
+
+INLINE_READ_BYTES = 256 * 1024  # on the event loop: no file larger than this,
+INLINE_TOTAL_BYTES = 1 << 20  # no more than this in all,
+INLINE_DEPTH = 32  # and no deeper path (the rest is done in a worker thread)
+MAX_EVENT_BYTES = 64 << 20  # one JSON line (a match line of a file up to 8 MiB, escaped)
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str  # as the model writes it (raw; escaped when rendered)
+    line: int
+    text: str  # redacted
+    redactions: int
+
+
+def _read(fd: int) -> bytes | None:
+    """The whole file from offset 0, or None when it holds more than MAX_FILE_BYTES."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= MAX_FILE_BYTES:
+        chunk = os.pread(fd, 1 << 20, total)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    return None
+
+
+def _name(data: dict[str, Any]) -> str | None:
+    path = data.get("path")
+    if not isinstance(path, dict):
+        return None
+    if isinstance(path.get("text"), str):
+        return str(path["text"])
+    if isinstance(path.get("bytes"), str):
+        try:
+            return os.fsdecode(base64.b64decode(path["bytes"], validate=True))
+        except (binascii.Error, ValueError):
+            return None
+    return None
+
+
+class Collector:
+    """Hits of one rg run, checked and redacted, up to `want`."""
+
+    def __init__(
+        self, workspace: Workspace, handle: Opened, check: ResultFilter | None, want: int
+    ) -> None:
+        self.workspace = workspace
+        self.handle = handle
+        self.check = check  # None: rg searched the single file `handle` on stdin
+        self.want = want
+        self.hits: list[Hit] = []
+        self.more = False
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+        self._skipping = False
+        self._file: tuple[str, ...] | None = None
+        self._lines: list[int] = []
+        self._queue: deque[bytes] = deque()
+        self._inline_read = 0
+
+    @property
+    def full(self) -> bool:
+        return self.more
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        """Take the next piece of rg's stdout and handle every complete line (at the
+        `final` piece, the last line too).
+
+        On the event loop (`inline_only`), a line that needs heavy work raises
+        `NeedsWorker` and stays queued; `drain` in a worker thread goes on from it.
+        """
+        if final:
+            chunk += b"\n"  # completes a last line without one
+        while chunk:
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                self._keep(chunk)
+                break
+            self._keep(chunk[:cut])
+            line = b"".join(self._pending)
+            skipped = self._skipping
+            self._pending, self._pending_bytes, self._skipping = [], 0, False
+            chunk = chunk[cut + 1 :]
+            if line and not skipped:
+                self._queue.append(line)
+        self.drain()
+
+    def drain(self) -> None:
+        """Handle the queued lines, each removed only once it is done."""
+        while self._queue and not self.full:
+            self._event(self._queue[0])
+            self._queue.popleft()
+
+    def _keep(self, piece: bytes) -> None:
+        if self._skipping:
+            return
+        self._pending_bytes += len(piece)
+        if self._pending_bytes > MAX_EVENT_BYTES:  # drop the event, keep reading
+            self._pending, self._skipping = [], True
+            return
+        self._pending.append(piece)
+
+    def _event(self, raw: bytes) -> None:
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            return
+        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+            return
+        kind, data = event.get("type"), event["data"]
+        if kind == "begin":
+            self._begin(data)
+        elif kind == "match" and self._file is not None:
+            number = data.get("line_number")
+            if isinstance(number, int) and number > 0:
+                self._lines.append(number)
+                if len(self._lines) > self.want - len(self.hits):  # enough to fill and see more
+                    self._finish(self._file, sorted(set(self._lines)))
+                    self._file, self._lines = None, []
+        elif kind == "end":
+            if self._file is not None and self._lines:
+                self._finish(self._file, sorted(set(self._lines)))
+            self._file, self._lines = None, []
+
+    def _budget(self, size: int) -> None:
+        """On the event loop, only small files, and a little in all, are read and redacted."""
+        if not inline_now():
+            return
+        if size > INLINE_READ_BYTES or self._inline_read + size > INLINE_TOTAL_BYTES:
+            raise NeedsWorker
+        self._inline_read += size
+
+    def _begin(self, data: dict[str, Any]) -> None:
+        self._file, self._lines = None, []
+        if self.check is None:
+            self._file = ()
+            return
+        name = _name(data)
+        rel = split_rel(name) if name is not None else ()
+        if len(rel) > INLINE_DEPTH and inline_now():  # deep: checked in a worker thread
+            raise NeedsWorker
+        if rel and self.check.name_allowed(rel):
+            self._file = rel
+
+    def _finish(self, rel: tuple[str, ...], numbers: list[int]) -> None:
+        if self.check is None:
+            self._budget(self.handle.stat.st_size)
+            data = _read(self.handle.fd)
+        else:
+            opened = self.check.open_file(rel)
+            if opened is None:  # swapped, linked, or gone since rg saw it: not shown
+                return
+            fd, st = opened
+            try:
+                self._budget(st.st_size)
+                data = _read(fd) if st.st_size <= MAX_FILE_BYTES else None
+            finally:
+                os.close(fd)
+        if data is None:
+            return
+        try:
+            found, _ = hit_lines(data, numbers)
+        except ToolError:  # binary (NUL bytes): read_file would refuse it too
+            return
+        named = self.workspace.relative(self.handle.target.root, (*self.handle.target.parts, *rel))
+        for number in numbers:
+            text = found.get(number)
+            if text is None:  # past the end of the file as Lantern read it
+                continue
+            if len(self.hits) >= self.want:
+                self.more = True
+                return
+            self.hits.append(Hit(named, number, text, text.count("[REDACTED:")))

@@ -1,0 +1,111 @@
+"""What every redaction rule shares: the marker, the secret-like names, "does it look random".
+
+A rule finds a candidate (a value after a secret-like name, a password in a URL, ...)
+and asks these checks whether to replace it, so the rules agree on what is a secret
+and what is ordinary code.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+MIN_VALUE_LENGTH = 8
+MIN_ENTROPY_BITS = 3.0
+MIN_PASSWORD_LENGTH = 6
+
+# A name is secret-like when it holds one of these (case-insensitive). `pass` and `pw`
+# only count as whole words (`DB_PASS`, `pw`), so `bypass` or `compass` do not.
+KEYWORD = r"(?i:key|secret|token|passw|pwd|credential|auth|(?<![a-z])(?:pass|pw)(?![a-z]))"
+# The cheap, over-matching form used to pick the lines worth a full scan.
+KEYWORD_HINT = re.compile(r"key|secret|token|pass|pwd|pw|credential|auth")
+# Names whose value is a password even when it does not look random (`hunter42`).
+_PASSWORD_NAME = re.compile(r"(?i:passw|pwd|passphrase|(?<![a-z])(?:pass|pw)(?![a-z]))")
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)++")
+
+
+def marker(rule: str) -> str:
+    return f"[REDACTED:{rule}]"
+
+
+def is_password_name(name: str) -> bool:
+    return _PASSWORD_NAME.search(name) is not None
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def is_placeholder(value: str) -> bool:
+    """A reference or template, not a value: `$X`, `${X}`, `%s`, `<password>`, `{{x}}`, `***`."""
+    if "[REDACTED:" in value or not value.strip("*x. "):
+        return True
+    return value.startswith(("$", "%", "<")) or "${" in value or "{{" in value
+
+
+def looks_random(value: str, *, bare: bool) -> bool:
+    """Whether `value` looks like a generated secret (see the rules in redact.py).
+
+    `bare` values (unquoted) may also be code: a dotted name like `settings.SECRET`.
+    """
+    if len(value) < MIN_VALUE_LENGTH or is_placeholder(value):
+        return False
+    if any(c.isspace() for c in value):
+        return False
+    if bare and _DOTTED_NAME.fullmatch(value):
+        return False
+    if _entropy(value) < MIN_ENTROPY_BITS:
+        return False
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    symbol = any(not c.isalnum() and c not in "_." for c in value)
+    return (digit or symbol) and lower + upper + digit + symbol >= 2
+
+
+def is_secret_value(name: str, value: str, *, bare: bool) -> bool:
+    """`looks_random`, or, after a password-like name, a quoted word with a digit in it."""
+    if looks_random(value, bare=bare):
+        return True
+    if bare or not is_password_name(name) or len(value) < MIN_PASSWORD_LENGTH:
+        return False
+    if is_placeholder(value) or any(c.isspace() for c in value):
+        return False
+    return any(c.isdigit() for c in value)
+
+
+# (rule, first line, last line): one replaced secret and the 0-based lines it covered.
+Span = tuple[str, int, int]
+# (start, end, replacement) in the text a rule scanned; sorted, never overlapping.
+Edit = tuple[int, int, str]
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """`text` with every edit made, in one pass."""
+    if not edits:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for start, end, new in edits:
+        parts += [text[pos:start], new]
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+class LineOf:
+    """The 0-based line of positions in `text`, asked in increasing order (linear overall)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._pos = 0
+        self._line = 0
+
+    def __call__(self, pos: int) -> int:
+        if pos < self._pos:  # out of order: count from the start again
+            self._pos = self._line = 0
+        self._line += self._text.count("\n", self._pos, pos)
+        self._pos = pos
+        return self._line

@@ -1,0 +1,66 @@
+-- Lantern in Neovim 0.11+: the configuration shown in the README, loaded as it is by
+-- tests/neovim/test_neovim.py. Put it in your init.lua (or `:source` it).
+--
+--   :LanternAsk where is the config loaded?      ask about the workspace
+--   :'<,'>LanternAsk what does this do?          send the selected lines with it
+--
+-- The answer opens in a scratch buffer; its verified references go to the quickfix
+-- list. Read prompts come up through vim.ui.select (Allow / Deny / …).
+
+vim.lsp.config('lantern', {
+  cmd = { 'lantern', 'serve' },
+  root_markers = { '.git', '.lanternignore' }, -- the workspace folder Lantern may read
+  -- Settings go in `settings.lantern` or `init_options`, e.g.
+  -- init_options = { model = 'qwen2.5-coder', baseUrl = 'http://localhost:11434/v1' },
+  handlers = {
+    -- Tool activity while a question runs.
+    ['lantern/event'] = function(_, event)
+      if event.kind == 'tool' and event.status ~= 'running' then
+        vim.notify(('Lantern: %s %s'):format(event.name, event.status), vim.log.levels.INFO)
+      end
+    end,
+  },
+})
+vim.lsp.enable('lantern')
+
+local function show(client, result)
+  if result.stopReason == 'error' then
+    -- errorCode is stable (`no_workspace`, `no_model`, `model_auth`, …); error is for people.
+    vim.notify(('Lantern (%s): %s'):format(result.errorCode or 'error', result.error or ''), vim.log.levels.ERROR)
+    return
+  end
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].filetype = 'markdown'
+  vim.api.nvim_buf_set_name(buf, 'lantern://answer/' .. buf)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.answer, '\n'))
+  -- Only verified references have `uri` and `range`: they go to the quickfix list as they are.
+  local verified = vim.tbl_filter(function(ref)
+    return ref.uri ~= nil
+  end, result.references)
+  local items = vim.lsp.util.locations_to_items(verified, client.offset_encoding)
+  vim.fn.setqflist({}, ' ', { title = 'Lantern references', items = items })
+end
+
+vim.api.nvim_create_user_command('LanternAsk', function(opts)
+  local client = vim.lsp.get_clients({ name = 'lantern', bufnr = 0 })[1]
+  if not client then
+    vim.notify('Lantern is not running for this buffer', vim.log.levels.WARN)
+    return
+  end
+  local params = { question = opts.args }
+  if opts.range > 0 then
+    params.context = {
+      uri = vim.uri_from_bufnr(0),
+      range = { start = { line = opts.line1 - 1, character = 0 }, ['end'] = { line = opts.line2, character = 0 } },
+    }
+  end
+  client:request('lantern/ask', params, function(err, result)
+    if err then
+      vim.notify('Lantern: ' .. err.message, vim.log.levels.ERROR) -- e.g. cancelled
+      return
+    end
+    show(client, result)
+  end, 0)
+end, { nargs = '+', range = true, desc = 'Ask Lantern about this workspace' })

@@ -1,0 +1,55 @@
+-- Loads tests/neovim/lantern.lua (the README's configuration) in a real Neovim and
+-- uses it as a user would: open a file, `:1,2LanternAsk …`, read the answer buffer
+-- and the quickfix list. Observations go to LANTERN_TEST_OUT as JSON.
+
+local env = vim.env
+local out = { notifications = {} }
+local WAIT_MS = tonumber(env.LANTERN_TEST_WAIT_MS) or 15000
+
+local function wait(what, predicate)
+  if not vim.wait(WAIT_MS, predicate, 20) then
+    error('timed out waiting for ' .. what)
+  end
+end
+
+vim.notify = function(message, level)
+  table.insert(out.notifications, { message = message, level = level })
+end
+
+local function run()
+  vim.cmd('filetype on')
+  dofile(env.LANTERN_TEST_CONFIG)
+  local root = env.LANTERN_TEST_WORKSPACE
+  vim.cmd.edit(vim.fn.fnameescape(root .. '/src/text.py'))
+  local client
+  wait('vim.lsp.enable to start lantern', function()
+    client = vim.lsp.get_clients({ name = 'lantern', bufnr = 0 })[1]
+    return client ~= nil and client.initialized
+  end)
+  out.root_dir = client.root_dir
+  vim.cmd('1,2LanternAsk what does this do?')
+  wait('the quickfix list', function()
+    return vim.fn.getqflist({ title = 0 }).title == 'Lantern references'
+  end)
+  out.answer = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  out.quickfix = vim.tbl_map(function(item)
+    return {
+      file = vim.api.nvim_buf_get_name(item.bufnr),
+      lnum = item.lnum,
+      col = item.col,
+      end_col = item.end_col,
+      text = item.text,
+    }
+  end, vim.fn.getqflist())
+  client:stop()
+  wait('the server to stop', function()
+    return client:is_stopped()
+  end)
+end
+
+local ok, err = xpcall(run, debug.traceback)
+out.ok = ok
+out.error = (not ok) and tostring(err) or nil
+local file = assert(io.open(env.LANTERN_TEST_OUT, 'w'))
+file:write(vim.json.encode(out))
+file:close()

@@ -1,0 +1,172 @@
+// The conversation: a webview that shows questions, tool activity, answers and
+// references, in the Lantern side bar view (default) or in an editor tab
+// (`lantern.conversation.location`). It only renders; clicks come back as
+// messages and are checked against our own results.
+
+import * as crypto from "crypto";
+import * as vscode from "vscode";
+import type { AskResult, FromPanel, ToPanel } from "./protocol";
+
+export const VIEW_ID = "lantern.conversation";
+
+type Location = "sideBar" | "editor";
+
+function location(): Location {
+  return vscode.workspace.getConfiguration("lantern").get<string>("conversation.location") === "editor" ? "editor" : "sideBar";
+}
+
+export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  private opening = false;
+  private queue: ToPanel[] = [];
+  private readonly results = new Map<string, AskResult>();
+  private readonly history: ToPanel[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly onFollowUp: (question: string) => void,
+  ) {}
+
+  private get webview(): vscode.Webview | undefined {
+    return location() === "editor" ? this.panel?.webview : this.view?.webview;
+  }
+
+  /** Called by VS Code when the side bar view becomes visible for the first time (or again). */
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.setUp(view.webview);
+    view.onDidDispose(() => {
+      if (this.view === view) {
+        this.view = undefined;
+        this.ready = false;
+      }
+    });
+  }
+
+  private setUp(webview: vscode.Webview): void {
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    const out = vscode.Uri.joinPath(this.extensionUri, "out");
+    webview.options = { enableScripts: true, localResourceRoots: [media, out] };
+    this.ready = false;
+    webview.html = this.html(webview, media, out);
+    this.disposables.push(webview.onDidReceiveMessage((message: FromPanel | { type: "ready" }) => this.receive(webview, message)));
+    // A (re)opened view shows the conversation so far.
+    this.queue = [...this.history];
+  }
+
+  /** Make the conversation visible without taking the focus from the editor. */
+  show(): void {
+    if (location() === "editor") {
+      this.showPanel();
+    } else if (this.view) {
+      if (!this.view.visible) this.view.show(true);
+    } else if (!this.opening) {
+      // Not resolved yet: opening it moves the focus there, so hand it back to the editor.
+      this.opening = true;
+      void Promise.resolve(vscode.commands.executeCommand(`${VIEW_ID}.focus`))
+        .then(() => vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup"))
+        .finally(() => (this.opening = false));
+    }
+  }
+
+  private showPanel(): void {
+    if (this.panel) {
+      // Every event comes through here: leave a visible panel where it is.
+      if (!this.panel.visible) this.panel.reveal(vscode.ViewColumn.Beside, true);
+      return;
+    }
+    this.panel = vscode.window.createWebviewPanel(
+      "lantern.answers",
+      "Lantern",
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { retainContextWhenHidden: true },
+    );
+    this.setUp(this.panel.webview);
+    this.panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    });
+  }
+
+  post(message: ToPanel): void {
+    if (message.type === "result") this.results.set(message.key, message.result);
+    if (message.type === "reset") {
+      this.history.length = 0;
+      this.results.clear();
+    } else {
+      this.history.push(message);
+    }
+    this.show();
+    const webview = this.webview;
+    if (this.ready && webview) void webview.postMessage(message);
+    else this.queue.push(message);
+  }
+
+  private receive(from: vscode.Webview, message: FromPanel | { type: "ready" }): void {
+    if (message.type === "ready") {
+      if (from !== this.webview) return;
+      this.ready = true;
+      for (const queued of this.queue.splice(0)) void from.postMessage(queued);
+    } else if (message.type === "open") {
+      void this.open(message.key, message.index);
+    } else if (message.type === "ask" && typeof message.question === "string" && message.question.trim()) {
+      this.onFollowUp(message.question.trim());
+    }
+  }
+
+  /** Open a verified reference of one of our own results, with its lines selected. */
+  private async open(key: string, index: number): Promise<void> {
+    const ref = this.results.get(key)?.references[index];
+    if (!ref || !ref.verified || !ref.uri) return;
+    const uri = vscode.Uri.parse(ref.uri);
+    if (uri.scheme !== "file" || !vscode.workspace.getWorkspaceFolder(uri)) return;
+    const document = await vscode.workspace.openTextDocument(uri);
+    const last = Math.min(ref.endLine, document.lineCount) - 1;
+    const selection = new vscode.Selection(ref.startLine - 1, 0, last, document.lineAt(last).text.length);
+    // Beside the conversation: the editor area next to the side bar, or, for the
+    // editor-tab panel, not its own group (a preview editor there would replace it).
+    let viewColumn = vscode.ViewColumn.Active;
+    if (location() === "editor") viewColumn = this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+    const editor = await vscode.window.showTextDocument(document, { viewColumn, selection });
+    editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  private html(webview: vscode.Webview, media: vscode.Uri, out: vscode.Uri): string {
+    const nonce = crypto.randomBytes(16).toString("base64");
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(out, "webview.js"));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, "panel.css"));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+    ].join("; ");
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Lantern</title>
+</head>
+<body>
+<main id="turns" aria-live="polite"><p class="empty">Ask about the code in this workspace: <b>Lantern: Ask…</b> in the command palette, or type below.</p></main>
+<form id="follow-up">
+  <textarea id="follow-up-text" rows="2" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
+  <button type="submit">Ask</button>
+</form>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
