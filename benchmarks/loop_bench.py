@@ -610,6 +610,15 @@ def report(label: str, values: Sequence[float], goal: float | None = None) -> No
     print(line)
 
 
+def report_overhead(m: Samples, same: str, per: str) -> None:
+    """The four rows each scenario shares: Lantern, the bare stream, their gap against the
+    goal, and that gap in event-loop CPU."""
+    report("Agent.ask", m.lantern)
+    report(f"raw AsyncOpenAI stream, same {same}", m.raw)
+    report(f"Lantern overhead per {per}", m.diff, GOAL_OVERHEAD_MS)
+    report("  same, event-loop thread CPU only", m.cpu_diff)
+
+
 async def main_async(args: argparse.Namespace, workdir: Path) -> None:
     repo = workdir / "repo"
     generate_repo(repo)
@@ -648,19 +657,13 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
         fake.stop()
 
     print("1. Overhead per model turn (script: one plain-text answer; 1 model turn)")
-    report("Agent.ask", plain.lantern)
-    report("raw AsyncOpenAI stream, same request", plain.raw)
-    report("Lantern overhead per model turn", plain.diff, GOAL_OVERHEAD_MS)
-    report("  same, event-loop thread CPU only", plain.cpu_diff)
+    report_overhead(plain, "request", "model turn")
     print()
     print(
         f"2. Overhead per tool round trip (script: read_file {READ_FILE} "
         f"offset={READ_OFFSET} limit={READ_LIMIT}, then an answer; 2 model turns)"
     )
-    report("Agent.ask", tool.lantern)
-    report("raw AsyncOpenAI stream, same 2 requests", tool.raw)
-    report("Lantern overhead per tool round trip", tool.diff, GOAL_OVERHEAD_MS)
-    report("  same, event-loop thread CPU only", tool.cpu_diff)
+    report_overhead(tool, "2 requests", "tool round trip")
     report("  the tool call itself (ToolCallRecord.ms)", tool.tool)
     print(
         f"   {'  minus row 1 (the tool step alone)':42} median "
@@ -669,10 +672,7 @@ async def main_async(args: argparse.Namespace, workdir: Path) -> None:
     )
     print()
     print('2b. The same tool round trip with toolProtocol = "text" (the call as markup)')
-    report("Agent.ask", text.lantern)
-    report("raw AsyncOpenAI stream, same 2 requests", text.raw)
-    report("Lantern overhead per tool round trip", text.diff, GOAL_OVERHEAD_MS)
-    report("  same, event-loop thread CPU only", text.cpu_diff)
+    report_overhead(text, "2 requests", "tool round trip")
     print()
     ratio = sent["total"] / sent["naive"]
     print(

@@ -44,6 +44,11 @@ from lantern.tools.schemas import SearchArgs
 from lantern.workspace.roots import Target, Workspace
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # the repository root, for the tests' tree helpers
+    sys.path.insert(0, str(HERE.parent))
+
+from tests.deep_tree import make_deep  # noqa: E402
+
 SEED = 20240611
 GENERATOR_VERSION = 5  # bump when the tree's shape changes, so old caches are not reused
 
@@ -546,22 +551,6 @@ def print_table(rows: list[Row]) -> None:
 # --- hostile workspaces (--hardening) ----------------------------------------------------
 
 
-def _deep_tree(root: Path, depth: int, files: int) -> None:
-    """`files` small files at the bottom of a chain of `depth` folders (by handle: the
-    path is longer than the kernel takes in one call)."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(depth):
-        os.mkdir("d", dir_fd=fd)
-        nxt = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = nxt
-    for i in range(files):
-        out = os.open(f"f{i}.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(out, b"needle\n")
-        os.close(out)
-    os.close(fd)
-
-
 def _big_gitignore(n: int = 50_000) -> str:
     shapes = ["gen_{i}/", "*.ext{i}", "src/mod{i}/*.tmp", "cache{i}*", "**/deep{i}/x?.md"]
     return "".join(shapes[i % len(shapes)].format(i=i) + "\n" for i in range(n))
@@ -596,7 +585,7 @@ async def _hardening_rows(base: Path) -> list[tuple[str, float, float, str]]:
     deep = base / "deep"
     deep.mkdir()
     (deep / ".gitignore").write_text("*.log\nbuild/\n")
-    _deep_tree(deep, 2000, 300)
+    make_deep(deep, 2000, 300)
     big = base / "big"
     (big / "src").mkdir(parents=True)
     (big / ".gitignore").write_text(_big_gitignore())

@@ -36,7 +36,8 @@ def run_doctor(settings: Settings, *, probe: bool = False) -> int:
     # Doctor takes none of `ask`'s flags: what it shows is config.toml and the environment.
     print("Settings (config.toml < environment):")
     print("  " + json.dumps(settings.public_dict(), indent=2).replace("\n", "\n  "))
-    print(f"Config file:  {config_path()}{'' if config_path().exists() else ' (not present)'}")
+    path = config_path()
+    print(f"Config file:  {path}{'' if path.exists() else ' (not present)'}")
     print(f"Audit log:    {audit_path()}")
     print(f"Approvals:    {grants_path()}")
     try:

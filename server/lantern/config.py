@@ -16,7 +16,6 @@ name the key and the layer, never an absolute path (the file is always called
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -53,6 +52,8 @@ _SPELLINGS = {_squash(n.rsplit(".", 1)[-1]): n for n in _NAMES} | {_squash(n): n
 
 def _suggest(name: str) -> str | None:
     """The setting meant by ``max_steps``, ``baseURL``, ``mode``, ``maxStep``…"""
+    import difflib  # only for a misspelt key: keeps it off every command's start-up
+
     found = difflib.get_close_matches(_squash(name), list(_SPELLINGS), n=1, cutoff=0.6)
     return _SPELLINGS[found[0]] if found else None
 

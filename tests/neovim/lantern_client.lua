@@ -10,19 +10,8 @@
 
 local env = vim.env
 local out = { steps = {} }
-local WAIT_MS = tonumber(env.LANTERN_TEST_WAIT_MS) or 15000
-
-local function save()
-  local file = assert(io.open(env.LANTERN_TEST_OUT, 'w'))
-  file:write(vim.json.encode(out))
-  file:close()
-end
-
-local function wait(what, predicate)
-  if not vim.wait(WAIT_MS, predicate, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
+local harness = dofile(vim.fs.dirname(arg[0]) .. '/harness.lua')
+local wait = harness.wait
 
 -- Prompts: the built-in handler calls vim.ui.select; answer with the next title queued.
 local answers = {}
@@ -108,16 +97,7 @@ local function run()
   step.locations_ok = ok
   if ok then
     vim.fn.setqflist({}, ' ', { title = 'Lantern', items = items })
-    step.quickfix = vim.tbl_map(function(item)
-      return {
-        file = vim.api.nvim_buf_get_name(item.bufnr),
-        lnum = item.lnum,
-        col = item.col,
-        end_lnum = item.end_lnum,
-        end_col = item.end_col,
-        text = item.text,
-      }
-    end, vim.fn.getqflist())
+    step.quickfix = harness.quickfix(vim.fn.getqflist())
   else
     step.locations_error = tostring(items)
   end
@@ -147,13 +127,7 @@ local function run()
   ask('And the next one?', {})
 
   out.events_total = #events
-  client:stop()
-  wait('the server to stop', function()
-    return client:is_stopped()
-  end)
+  harness.stop(client)
 end
 
-local ok, err = xpcall(run, debug.traceback)
-out.ok = ok
-out.error = (not ok) and tostring(err) or nil
-save()
+harness.finish(run, out)

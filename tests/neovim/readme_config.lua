@@ -4,13 +4,8 @@
 
 local env = vim.env
 local out = { notifications = {} }
-local WAIT_MS = tonumber(env.LANTERN_TEST_WAIT_MS) or 15000
-
-local function wait(what, predicate)
-  if not vim.wait(WAIT_MS, predicate, 20) then
-    error('timed out waiting for ' .. what)
-  end
-end
+local harness = dofile(vim.fs.dirname(arg[0]) .. '/harness.lua')
+local wait = harness.wait
 
 vim.notify = function(message, level)
   table.insert(out.notifications, { message = message, level = level })
@@ -32,24 +27,8 @@ local function run()
     return vim.fn.getqflist({ title = 0 }).title == 'Lantern references'
   end)
   out.answer = vim.api.nvim_buf_get_lines(0, 0, -1, false)
-  out.quickfix = vim.tbl_map(function(item)
-    return {
-      file = vim.api.nvim_buf_get_name(item.bufnr),
-      lnum = item.lnum,
-      col = item.col,
-      end_col = item.end_col,
-      text = item.text,
-    }
-  end, vim.fn.getqflist())
-  client:stop()
-  wait('the server to stop', function()
-    return client:is_stopped()
-  end)
+  out.quickfix = harness.quickfix(vim.fn.getqflist())
+  harness.stop(client)
 end
 
-local ok, err = xpcall(run, debug.traceback)
-out.ok = ok
-out.error = (not ok) and tostring(err) or nil
-local file = assert(io.open(env.LANTERN_TEST_OUT, 'w'))
-file:write(vim.json.encode(out))
-file:close()
+harness.finish(run, out)

@@ -366,27 +366,22 @@ async def test_async_streaming() -> None:
             await aclient.close()
 
 
-def test_cli_mode(tmp_path: Path) -> None:
-    script = tmp_path / "turns.json"
-    script.write_text(json.dumps({"turns": [{"content": "from the cli"}]}), encoding="utf-8")
-    record = tmp_path / "requests.jsonl"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.fakes.openai_server",
-            "--script",
-            str(script),
-            "--port",
-            "0",
-            "--record",
-            str(record),
-        ],
+def _spawn_cli(*args: str) -> subprocess.Popen[str]:
+    """`python -m tests.fakes.openai_server ARGS` from the repository root, output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.openai_server", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_cli_mode(tmp_path: Path) -> None:
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps({"turns": [{"content": "from the cli"}]}), encoding="utf-8")
+    record = tmp_path / "requests.jsonl"
+    proc = _spawn_cli("--script", str(script), "--port", "0", "--record", str(record))
     try:
         assert proc.stdout is not None
         info = json.loads(proc.stdout.readline())
@@ -568,13 +563,7 @@ def test_cli_mode_script_with_raw_turns_and_rejections(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.openai_server", "--script", str(script)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _spawn_cli("--script", str(script))
     try:
         assert proc.stdout is not None
         info = json.loads(proc.stdout.readline())

@@ -21,6 +21,7 @@ from lantern.workspace.ignore import INLINE_PARSE_BYTES, IgnoreRules
 from lantern.workspace.ignore_rules import CompiledRules
 from lantern.workspace.roots import Workspace
 
+from tests.deep_tree import make_deep
 from tests.unit.test_list_search import (
     CANARY,
     PAYLOAD,
@@ -294,21 +295,6 @@ async def test_large_ignore_file_is_parsed_off_the_event_loop(ws: Path) -> None:
         assert not result.is_error, result.content
     assert ((), ".gitignore") in rules._cache  # parsed, and honoured
     assert all(size <= INLINE_PARSE_BYTES for size in rules.parsed_on_loop), rules.parsed_on_loop
-
-
-def make_deep(root: Path, depth: int, files: int) -> tuple[str, ...]:
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    for _ in range(depth):
-        os.mkdir("d", dir_fd=fd)
-        nxt = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = nxt
-    for i in range(files):
-        out = os.open(f"f{i}.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(out, b"needle\n")
-        os.close(out)
-    os.close(fd)
-    return ("d",) * depth
 
 
 async def test_deep_path_check_is_linear_and_off_the_event_loop(ws: Path) -> None:

@@ -137,19 +137,6 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/**
- * Copy an unpacked extension folder (with package.json and, if it has runtime
- * dependencies, node_modules) to <extensionsDir>/<publisher>.<name>-<version>,
- * where code-server loads it at start. Returns the destination.
- */
-export async function installUnpackedExtension(extensionDir, extensionsDir) {
-  const pkg = JSON.parse(await fsp.readFile(path.join(extensionDir, 'package.json'), 'utf8'));
-  const dest = path.join(extensionsDir, `${pkg.publisher}.${pkg.name}-${pkg.version}`.toLowerCase());
-  await fsp.rm(dest, { recursive: true, force: true });
-  await fsp.cp(extensionDir, dest, { recursive: true, dereference: true });
-  return dest;
-}
-
 /** Install a .vsix with `code-server --install-extension` (before starting it). */
 export function installVsix(vsixPath, { extensionsDir, userDataDir }) {
   const r = spawnSync(
@@ -340,39 +327,11 @@ export async function runCommand(page, title, { timeoutMs = 15_000 } = {}) {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {});
 }
 
-/** Type into an open quick input (e.g. a showInputBox prompt) and press Enter. */
-export async function answerInputBox(page, text, { timeoutMs = 15_000 } = {}) {
-  const input = await quickInput(page, { timeoutMs });
-  await input.fill(text);
-  await input.press('Enter');
-}
-
-/** Quick Open (Ctrl+P) a workspace file by name and wait for its editor tab. */
-export async function openFile(page, fileName, { timeoutMs = 15_000 } = {}) {
-  await focusWorkbench(page);
-  await page.keyboard.press('Control+P');
-  const input = await quickInput(page, { timeoutMs });
-  await input.fill(fileName);
-  const row = page
-    .locator('.quick-input-list .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: exactText(fileName) }) });
-  await row.first().waitFor({ state: 'visible', timeout: timeoutMs });
-  await input.press('Enter');
-  await waitForTab(page, fileName, { timeoutMs });
-  // the editor text area has focus once the file is loaded
-  await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'visible', timeout: timeoutMs });
-}
-
 /** Wait until an editor tab with this exact label is open; returns the locator. */
 export async function waitForTab(page, label, { timeoutMs = 15_000 } = {}) {
   const tab = page.locator('.tab .label-name', { hasText: exactText(label) });
   await tab.first().waitFor({ state: 'visible', timeout: timeoutMs });
   return tab.first();
-}
-
-/** Labels of all open editor tabs. */
-export async function tabLabels(page) {
-  return page.locator('.tab .label-name').allInnerTexts();
 }
 
 /** Wait for a notification toast whose message matches `text` (string or RegExp). */
@@ -389,11 +348,6 @@ export async function clickNotificationButton(page, buttonText, { message, timeo
   const button = toasts.locator('a.monaco-button', { hasText: exactText(buttonText) });
   await button.first().waitFor({ state: 'visible', timeout: timeoutMs });
   await button.first().click();
-}
-
-/** Text of the active editor, as rendered (visible lines only). */
-export async function activeEditorText(page) {
-  return page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
 }
 
 /** Save a screenshot to tests/artifacts/<name>.png; returns the path. */

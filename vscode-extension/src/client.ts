@@ -20,16 +20,19 @@ import { ADD_ONLY, keyFor, LOWER_ONLY, originOf, parseStoredKey, trustedSettings
 
 const SECRET_KEY = "lantern.apiKey";
 
+/** Server settings the trust rules leave alone: they follow VS Code's usual precedence. */
+const RULED = new Set<string>([...USER_ONLY, ...LOWER_ONLY, ...ADD_ONLY]);
+const UNRULED = SERVER_SETTINGS.filter((name) => !RULED.has(name));
+
 /** The settings Lantern uses in this window (or for one folder of it, whose own settings
  * may narrow them further), with workspace attempts to widen them removed. */
 export function currentSettings(scope?: vscode.Uri): Trusted {
   const config = vscode.workspace.getConfiguration("lantern", scope);
-  const listed = new Set<string>([...USER_ONLY, ...LOWER_ONLY, ...ADD_ONLY]);
-  return trustedSettings((name) => config.inspect(name), SERVER_SETTINGS.filter((name) => !listed.has(name)));
+  return trustedSettings((name) => config.inspect(name), UNRULED);
 }
 
 /** User-only settings that this workspace's settings files try to set (VS Code drops them). */
-export async function workspaceAttempts(): Promise<string[]> {
+async function workspaceAttempts(): Promise<string[]> {
   const files = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.Uri.joinPath(f.uri, ".vscode", "settings.json"));
   if (vscode.workspace.workspaceFile?.scheme === "file") files.push(vscode.workspace.workspaceFile);
   const found = new Set<string>();
@@ -187,8 +190,8 @@ export class Server implements vscode.Disposable {
           configuration: (params) =>
             params.items.map((item) => {
               if (item.section !== "lantern") return null;
-              const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-              return toServerOptions((n) => currentSettings(scope).values[n]);
+              const { values } = currentSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+              return toServerOptions((n) => values[n]);
             }),
         },
       },

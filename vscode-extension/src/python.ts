@@ -114,15 +114,6 @@ export async function findPython(
   return { tried };
 }
 
-/** The wheels shipped in `bundleDir` (the .vsix's `bundled/wheels`). */
-export function bundledWheels(bundleDir: string): string[] {
-  try {
-    return fs.readdirSync(bundleDir).filter((f) => f.endsWith(".whl")).sort();
-  } catch {
-    return [];
-  }
-}
-
 function venvBin(venv: string, platform: NodeJS.Platform): string {
   return platform === "win32" ? path.join(venv, "Scripts") : path.join(venv, "bin");
 }

@@ -30,8 +30,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     private readonly onFollowUp: (question: string) => void,
   ) {}
 
-  private get webview(): vscode.Webview | undefined {
-    return location() === "editor" ? this.panel?.webview : this.view?.webview;
+  /** The webview the conversation shows in, for `where` it is set to be. */
+  private webview(where: Location = location()): vscode.Webview | undefined {
+    return where === "editor" ? this.panel?.webview : this.view?.webview;
   }
 
   /** Called by VS Code when the side bar view becomes visible for the first time (or again). */
@@ -58,8 +59,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** Make the conversation visible without taking the focus from the editor. */
-  show(): void {
-    if (location() === "editor") {
+  show(where: Location = location()): void {
+    if (where === "editor") {
       this.showPanel();
     } else if (this.view) {
       if (!this.view.visible) this.view.show(true);
@@ -99,15 +100,17 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     } else {
       this.history.push(message);
     }
-    this.show();
-    const webview = this.webview;
+    // Every event comes through here: read the setting once for both.
+    const where = location();
+    this.show(where);
+    const webview = this.webview(where);
     if (this.ready && webview) void webview.postMessage(message);
     else this.queue.push(message);
   }
 
   private receive(from: vscode.Webview, message: FromPanel | { type: "ready" }): void {
     if (message.type === "ready") {
-      if (from !== this.webview) return;
+      if (from !== this.webview()) return;
       this.ready = true;
       for (const queued of this.queue.splice(0)) void from.postMessage(queued);
     } else if (message.type === "open") {

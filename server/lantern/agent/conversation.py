@@ -156,6 +156,7 @@ class Conversation:
                 and isinstance(content, str)
                 and len(content) > 400
             ):
+                before = estimate_tokens([message])
                 head = content[:SHORTENED_KEEP]
                 shortened = result_ids(content) if results else [message.get("tool_call_id")]
                 self.answered = {k: v for k, v in self.answered.items() if v not in shortened}
@@ -163,7 +164,7 @@ class Conversation:
                     f"{head}\n[older tool output shortened to save context; call the tool "
                     "again if you need it]"
                 )
-                used = estimate_tokens(self.messages) + system_tokens
+                used += estimate_tokens([message]) - before
         # Still too long: drop whole turns from the front (a turn starts at a user message).
         while used > budget_tokens:
             starts = [
@@ -173,9 +174,9 @@ class Conversation:
             ]
             if len(starts) < 2:
                 break
+            used -= estimate_tokens(self.messages[: starts[1]])
             del self.messages[: starts[1]]
             self.answered.clear()
-            used = estimate_tokens(self.messages) + system_tokens
         return used
 
     def to_json(self) -> dict[str, Any]:

@@ -278,17 +278,16 @@ class Agent:
         Text markup that yields no call at all gets one correction; a second such reply
         ends the question with an error (its prose kept, its markup never shown)."""
         conv = run.conv
-        if not text:
+        if not text or reply.tool_calls:
             run.texts.append(_prose(reply.content))
             ran = await self._runner.run(run, reply.tool_calls)
-            conv.messages.extend(native_history(reply, ran))
-        elif reply.tool_calls:  # native calls from an endpoint told of none: run, record as text
-            run.texts.append(_prose(reply.content))
-            ran = await self._runner.run(run, reply.tool_calls)
-            written = "".join(text_protocol.markup(call) for call in reply.tool_calls)
-            conv.messages.extend(
-                text_history(replace(reply, content=reply.content + written), ran, [])
-            )
+            if not text:
+                conv.messages.extend(native_history(reply, ran))
+            else:  # native calls from an endpoint told of none: recorded as text
+                written = "".join(text_protocol.markup(call) for call in reply.tool_calls)
+                conv.messages.extend(
+                    text_history(replace(reply, content=reply.content + written), ran, [])
+                )
         else:
             parsed = text_protocol.parse(reply.content)
             if not parsed.calls:
@@ -320,7 +319,6 @@ class Agent:
         tools: bool,
         tool_choice: str | None = None,
     ) -> Reply:
-        sent = len(json.dumps(messages, ensure_ascii=False))
         started = time.perf_counter()
         outcome = "ok"
         reply: Reply | None = None
@@ -365,7 +363,7 @@ class Agent:
                     model=self.model.model,
                     prompt_tokens=usage.prompt_tokens if usage else None,
                     completion_tokens=usage.completion_tokens if usage else None,
-                    bytes_sent=sent,
+                    bytes_sent=len(json.dumps(messages, ensure_ascii=False)),
                     outcome=outcome,
                     ms=(time.perf_counter() - started) * 1000,
                 )

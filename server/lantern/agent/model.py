@@ -204,9 +204,7 @@ class ModelClient:
             if written is not None:
                 return self._written_reply(request, written)
             raise self._translate(exc, tools_sent=bool(request.tools)) from None
-        assembler = ReplyAssembler(
-            request.on_text, request.on_reasoning, hold_leading=self._hold_leading
-        )
+        assembler = self._assembler(request)
         loop = asyncio.get_running_loop()
         try:
             # One watchdog for the whole stream, pushed back on every chunk.
@@ -253,12 +251,15 @@ class ModelClient:
             reply.usage = _estimate(request, reply)
         return reply
 
+    def _assembler(self, request: ChatTurn) -> ReplyAssembler:
+        return ReplyAssembler(
+            request.on_text, request.on_reasoning, hold_leading=self._hold_leading
+        )
+
     def _written_reply(self, request: ChatTurn, text: str) -> Reply:
         """A reply made of text the server refused to turn into tool calls, read as content
         so that calls written in it run through the text protocol (or it is the answer)."""
-        assembler = ReplyAssembler(
-            request.on_text, request.on_reasoning, hold_leading=self._hold_leading
-        )
+        assembler = self._assembler(request)
         message = {"role": "assistant", "content": text}
         for chunk in whole_reply_chunks(
             {"choices": [{"message": message, "finish_reason": "stop"}]}

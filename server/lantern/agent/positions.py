@@ -15,7 +15,6 @@ from dataclasses import dataclass
 UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
-ENCODINGS = (UTF8, UTF16, UTF32)
 
 
 @dataclass(frozen=True)

@@ -281,8 +281,7 @@ def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> li
                 span_units=units,
             )
         )
-    refs.sort(key=lambda r: r.span)
-    return refs
+    return refs  # in order of span, as `find_citations` found them
 
 
 async def check_references(answer: str, workspace: Workspace, seen: SeenLines) -> list[Reference]:

@@ -7,7 +7,9 @@ of a model, so it can run against something other than HTTP.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import secrets
+import string
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -15,6 +17,18 @@ ErrorKind = Literal[
     "auth", "not_found", "unreachable", "rate_limited", "context_length", "timeout",
     "stream", "bad_request", "server", "tools_unsupported",
 ]  # fmt: skip
+
+
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+def new_call_id(taken: Collection[str] = ()) -> str:
+    """Nine letters and digits, unique among `taken`: a call id every provider accepts
+    back (Mistral accepts only this form)."""
+    while True:
+        made = "".join(secrets.choice(_ID_CHARS) for _ in range(9))
+        if made not in taken:
+            return made
 
 
 class ModelError(Exception):

@@ -18,8 +18,6 @@ verbatim; reasoning is also passed on for display.
 from __future__ import annotations
 
 import json
-import secrets
-import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,24 +26,14 @@ from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 
 from lantern.agent import provider_errors
-from lantern.agent.reply import ModelError, Reply, ToolCall, Usage
+from lantern.agent.reply import ModelError, Reply, ToolCall, Usage, new_call_id
 from lantern.agent.think import ContentFilter
 
-_ID_CHARS = string.ascii_letters + string.digits
 _UNUSABLE_IDS = {"", "null", "none", "undefined", "nil"}
 # Fields a provider attaches to the assistant message / a tool call that it wants back.
 _MESSAGE_TEXT_FIELDS = ("reasoning_content", "reasoning")
-_MESSAGE_LIST_FIELDS = ("reasoning_details",)
 _MESSAGE_DICT_FIELDS = ("extra_content",)
 _CALL_FIELDS = ("extra_content",)
-
-
-def new_call_id(taken: set[str]) -> str:
-    """Nine letters and digits, unique among `taken` (Mistral accepts only this form)."""
-    while True:
-        made = "".join(secrets.choice(_ID_CHARS) for _ in range(9))
-        if made not in taken:
-            return made
 
 
 def _usable_id(value: Any) -> str | None:

@@ -20,16 +20,14 @@ import ast
 import json
 import re
 import secrets
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lantern.agent import call_tokens
-from lantern.agent.reply import ToolCall
+from lantern.agent.reply import ToolCall, new_call_id
 
 RESULTS_HEADER = "[Lantern] Results of the tool calls in your last reply."
-_ID_ALPHABET = string.ascii_letters + string.digits
 _OPEN, _CLOSE = call_tokens.OPEN, call_tokens.CLOSE
 _MISTRAL = "[TOOL_CALLS]"
 _PYTHON_TAG = "<|python_tag|>"  # Llama 3.1+: JSON calls ({"name", "parameters"}) after it
@@ -43,11 +41,6 @@ _JSON_FUNCTION = re.compile(r"<function=([A-Za-z_][\w.-]*)\s*>?\s*\{")
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.S)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.S)
 _DECODER = json.JSONDecoder()
-
-
-def new_call_id() -> str:
-    """A call id every provider accepts back: 9 characters [A-Za-z0-9]."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(9))
 
 
 def has_markup(text: str) -> bool:

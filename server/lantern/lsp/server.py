@@ -26,11 +26,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lantern import __version__
+from lantern.escaping import replace_surrogates
 from lantern.lsp import translate
 from lantern.lsp.approver import EditorPrompt
 from lantern.lsp.translate import plain
 from lantern.lsp.transport import serve_stdio
-from lantern.lsp.wire import scrub
 from lantern.session import NoWorkspace, Session
 
 log = logging.getLogger("lantern.lsp")
@@ -116,7 +116,7 @@ def build_server() -> LanternServer:
 
     @server.feature(RESET)
     def reset(ls: LanternServer, params: Any) -> dict[str, bool]:
-        conversation_id = scrub(plain(params)).get("conversationId")
+        conversation_id = replace_surrogates(plain(params)).get("conversationId")
         if not isinstance(conversation_id, str):
             raise JsonRpcInvalidParams("conversationId must be a string")
         return {"reset": ls.session.reset(conversation_id)}
@@ -137,7 +137,7 @@ def build_server() -> LanternServer:
     async def ask(ls: LanternServer, params: Any) -> dict[str, Any]:
         # A lone surrogate in a question or a URI cannot be encoded for the model or the
         # file system; it is replaced, like everything the server sends.
-        return await _ask(ls, scrub(plain(params)) or {})
+        return await _ask(ls, replace_surrogates(plain(params)) or {})
 
     return server
 

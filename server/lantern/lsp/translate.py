@@ -14,7 +14,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lantern.session import Selection
-from lantern.workspace.text import MAX_LINES
 
 
 def plain(value: Any) -> Any:
@@ -46,6 +45,9 @@ def selection(context: Any) -> Selection | None:
         raise JsonRpcInvalidParams("context.uri must be a file URI")
     rng = context.get("range")
     if not isinstance(rng, dict):
+        # Imported here: it pulls in the redaction modules, which `initialize` does not need.
+        from lantern.workspace.text import MAX_LINES
+
         return Selection(path, 1, MAX_LINES)  # no range: the file from its start
     start = int(rng["start"]["line"])
     end = int(rng["end"]["line"])

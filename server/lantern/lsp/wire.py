@@ -14,26 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from pygls.io_ import StdoutWriter
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# A `\uD800`–`\uDFFF` escape; also matches a valid pair, which `_clean` then keeps.
+from lantern.escaping import replace_surrogates
+
+# A `\uD800`–`\uDFFF` escape; also matches a valid pair, which `safe_frame` then keeps.
 _ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SEPARATOR = b"\r\n\r\n"
 _LENGTH = re.compile(rb"Content-Length:[ \t]*\d+", re.IGNORECASE)
-
-
-def scrub(value: Any) -> Any:
-    """`value` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {scrub(k): scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
 
 
 def safe_frame(frame: bytes) -> bytes:
@@ -45,7 +34,7 @@ def safe_frame(frame: bytes) -> bytes:
         message = json.loads(body)
     except ValueError:
         return frame  # not ours to judge; pygls only writes JSON
-    cleaned = scrub(message)
+    cleaned = replace_surrogates(message)
     if cleaned == message:
         return frame  # only valid surrogate pairs (an emoji written as two escapes)
     new_body = json.dumps(cleaned).encode("ascii")

@@ -304,7 +304,3 @@ async def stop(proc: Rg) -> None:
             await proc.wait()
     except TimeoutError:
         proc.close_pipes()
-
-
-def relative(line: str) -> str:
-    return line[2:] if line.startswith("./") else line

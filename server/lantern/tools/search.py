@@ -56,8 +56,11 @@ async def _matches(
 ) -> tuple[list[Hit], bool, bool]:
     """Up to `want` shown hits under one handle, whether more exist, and whether rg timed out."""
     is_dir = stat.S_ISDIR(handle.stat.st_mode)
-    check, extra = await prepare(ctx.workspace, handle.target, feed_rg=is_dir)
-    collector = Collector(ctx.workspace, handle, check if is_dir else None, want)
+    # A single file needs no result filter: its handle already passed every check.
+    check, extra = (
+        await prepare(ctx.workspace, handle.target, feed_rg=True) if is_dir else (None, [])
+    )
+    collector = Collector(ctx.workspace, handle, check, want)
     timed_out = False
     try:
         # A folder is searched from its handle; a single file is fed to rg on stdin.
@@ -71,7 +74,8 @@ async def _matches(
         finally:
             await ripgrep.stop(proc)
     finally:
-        check.close()
+        if check is not None:
+            check.close()
     return collector.hits, collector.more, timed_out
 
 

@@ -288,7 +288,7 @@ class IgnoreWalk:
                     level = _Level(Refusal(kind), level.chain)
                 elif not gone:
                     parent, parent_at, parent_borrowed = fd, at, borrowed
-                    fd, why = self._step(parent, here, keep=True)
+                    fd, why = self._step(parent, here)
                     borrowed, at = False, here
                     if (
                         parent is not None
@@ -310,11 +310,8 @@ class IgnoreWalk:
                 os.close(fd)
         return level
 
-    def _step(
-        self, fd: int | None, here: tuple[str, ...], keep: bool = False
-    ) -> tuple[int | None, str | None]:
-        """A handle on `here` from the handle on its parent (closed by this call unless
-        `keep`).
+    def _step(self, fd: int | None, here: tuple[str, ...]) -> tuple[int | None, str | None]:
+        """A handle on `here` from the handle on its parent (which stays the caller's).
 
         None and no reason: `here` is missing or a link, so it holds no ignore file we
         would read. None and a reason: a folder we cannot look into fails closed.
@@ -338,9 +335,6 @@ class IgnoreWalk:
                 return None, "cannot be opened (permission denied)"
             why = os.strerror(exc.errno or 0)
             return None, f"cannot be opened to look for ignore files ({why})"
-        finally:
-            if fd is not None and not keep:
-                os.close(fd)
 
     def refusal(self, parts: tuple[str, ...], *, is_dir: bool) -> Refusal | None:
         """Why `parts` (relative to the root) is not served, or None."""

@@ -189,9 +189,6 @@ class Policy:
         if reason == "deny_glob":
             raise ToolError("sensitive_path", f"{rel} matches your approval.deny setting")
 
-    def allows(self, components: Sequence[str]) -> bool:
-        return self.refusal(components) is None
-
     def rg_exclude_globs(self) -> Iterable[str]:
         """ripgrep `--iglob` excludes that keep refused files from being read at all.
 

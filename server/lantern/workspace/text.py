@@ -139,9 +139,10 @@ def _slow_window(data: bytes, rel: str, offset: int, want: int) -> _Picked:
     if raw_lines and raw_lines[-1] in (b"", ""):
         raw_lines.pop()
     total = len(raw_lines)
-    texts, _ = _decode_all(raw_lines)
+    texts, any_replaced = _decode_all(raw_lines)
     count = max(0, min(want, total - offset + 1))
-    _, replaced = _decode_all(raw_lines[offset - 1 : offset - 1 + count])
+    # Only when some line had invalid bytes: was one of them in the window?
+    replaced = any_replaced and _decode_all(raw_lines[offset - 1 : offset - 1 + count])[1]
     return _Picked(total, texts, offset - 1, count, replaced, whole=True)
 
 
