@@ -19,8 +19,43 @@ echo "== ruff"
 .venv/bin/ruff check server tests benchmarks
 echo "== mypy --strict server/"
 .venv/bin/mypy
+echo "== ntfs-3g (tests/platforms mounts a case-insensitive NTFS image with lowntfs-3g)"
+if command -v mkntfs >/dev/null && command -v lowntfs-3g >/dev/null; then
+    echo "present"
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq ntfs-3g >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null && apt-get install -y -qq ntfs-3g >/dev/null; } \
+        || echo "WARNING: could not install ntfs-3g; the case-insensitive mount tests will skip"
+else
+    echo "WARNING: mkntfs/lowntfs-3g missing and not root; the case-insensitive mount tests will skip"
+fi
+
 echo "== pytest"
-.venv/bin/pytest -q -p no:cacheprovider -n auto tests/unit tests/cli tests/lsp tests/neovim tests/dialects
+.venv/bin/pytest -q -rs -p no:cacheprovider -n auto \
+    tests/unit tests/cli tests/lsp tests/neovim tests/dialects tests/platforms
+
+# The read path once more in processes where the kernel refuses openat2 (a seccomp
+# filter every child inherits), so the jail's portable walk runs for real, as on
+# macOS or an old kernel. About a minute on two cores.
+READ_PATH_SUITES=(
+    tests/unit/test_read_path_adversarial.py
+    tests/unit/test_read_file.py
+    tests/unit/test_list_search.py
+    tests/unit/test_ignore_hardening.py
+    tests/unit/test_search_hardening.py
+    tests/unit/test_policy_names.py
+    tests/unit/test_redteam_continued.py
+    tests/unit/test_redteam_ignore_globs.py
+    tests/unit/test_redteam_scope_names.py
+    tests/unit/test_references.py
+    tests/cli/test_tool_cli.py
+)
+echo "== pytest, read path with openat2 answering ENOSYS: ${READ_PATH_SUITES[*]##*/}"
+SECONDS=0
+.venv/bin/python tests/platforms/no_openat2.py \
+    .venv/bin/pytest -q -p no:cacheprovider -n auto "${READ_PATH_SUITES[@]}"
+echo "(without openat2: ${SECONDS}s)"
 
 echo "== VS Code extension: typecheck, unit tests, package"
 (

@@ -16,6 +16,9 @@ What each answer covers:
 - `Allow in Chat`: the same file — same relative path, device and inode, so a
   file swapped afterwards is asked about again — for the rest of the
   conversation.
+
+Paths and `approval.allow` globs are compared as the file's root compares names
+(`ApprovalRequest.key`): on a disk that folds case, `DOCS/x` is `docs/x`.
 - For `list_files` and `search` any yes covers that folder and everything
   below it for the rest of the conversation, for that kind of access only:
   names and contents are different grants. A listing grant never covers a
@@ -48,6 +51,7 @@ import platformdirs
 
 from lantern.escaping import escape_line
 from lantern.workspace.jail import Identity
+from lantern.workspace.names import EXACT, Names
 
 
 class Decision(Enum):
@@ -74,6 +78,13 @@ class ApprovalRequest:
     start_line: int | None = None
     end_line: int | None = None
     size: int | None = None
+    names: Names = EXACT  # how the file's root compares names (folded where its disk folds)
+
+    @property
+    def key(self) -> str:
+        """`path` in the form grants and allow globs compare: `DOCS/x` is `docs/x` on a
+        disk that folds case."""
+        return self.names.exact_path(self.path)
 
     def message(self) -> str:
         """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.
@@ -229,7 +240,18 @@ class Remembering:
     def configure(self, *, mode: Literal["ask", "workspace"], allow_globs: Sequence[str]) -> None:
         """Follow a settings change; remembered answers are kept."""
         self.mode = mode
-        self._allow = pathspec.GitIgnoreSpec.from_lines(allow_globs) if allow_globs else None
+        self._allow_globs = tuple(allow_globs)
+        self._allow: dict[Names, pathspec.GitIgnoreSpec] = {}
+
+    def _allowed_by_glob(self, req: ApprovalRequest) -> bool:
+        """`approval.allow`, compared as the file's root compares names."""
+        if not self._allow_globs or req.folder:
+            return False
+        spec = self._allow.get(req.names)
+        if spec is None:
+            spec = pathspec.GitIgnoreSpec.from_lines(map(req.names.pattern, self._allow_globs))
+            self._allow[req.names] = spec
+        return spec.match_file(req.key)
 
     def forget_conversation(self, conversation_id: str) -> None:
         self._files.pop(conversation_id, None)
@@ -238,17 +260,17 @@ class Remembering:
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:
             return any(
-                req.tool in _GRANT_COVERS.get(tool, {tool}) and _covers(folder, req.path)
+                req.tool in _GRANT_COVERS.get(tool, {tool}) and _covers(folder, req.key)
                 for tool, folder in self._folders.get(req.conversation_id, ())
             )
-        return (req.path, req.identity) in self._files.get(req.conversation_id, set())
+        return (req.key, req.identity) in self._files.get(req.conversation_id, set())
 
     async def decide(
         self, request: ApprovalRequest, *, observer: PromptObserver | None = None
     ) -> Outcome:
         if self.mode == "workspace":
             return Outcome(Decision.ALLOW_ONCE, "auto")
-        if self._allow is not None and not request.folder and self._allow.match_file(request.path):
+        if self._allowed_by_glob(request):
             return Outcome(Decision.ALLOW_ONCE, "auto")
         if self._remembered(request) or self.grants.allowed(request.workspace_key):
             return Outcome(Decision.ALLOW_ONCE, "user")
@@ -271,8 +293,8 @@ class Remembering:
             return
         if req.folder:
             # list_files and search ask once per conversation per folder and tool.
-            self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.path))
+            self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.key))
         elif decision is Decision.ALLOW_CONVERSATION:
-            self._files.setdefault(req.conversation_id, set()).add((req.path, req.identity))
+            self._files.setdefault(req.conversation_id, set()).add((req.key, req.identity))
         if decision is Decision.ALLOW_WORKSPACE:
             self.grants.allow(req.workspace_key, req.workspace_name)

@@ -22,6 +22,14 @@ from lantern.escaping import for_log, json_text
 
 #: The most characters of one model-chosen string kept in a record.
 FIELD_CHARS = 200
+# O_CLOEXEC is POSIX only; O_BINARY keeps Windows from writing "\r\n" for "\n".
+_APPEND = (
+    os.O_WRONLY
+    | os.O_APPEND
+    | os.O_CREAT
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
 def audit_path() -> Path:
@@ -45,7 +53,7 @@ class AuditLog:
             if not self._dir_ready:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._dir_ready = True
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(self.path, _APPEND, 0o600)
             try:
                 os.write(fd, line.encode("utf-8"))
             finally:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from lantern import __version__, exit_codes
 from lantern.config import Settings, SettingsError, load_settings
+from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
+from lantern.platform_gate import unsupported
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
@@ -109,6 +111,8 @@ async def _tool(args: argparse.Namespace) -> int:
     audit = AuditLog(workspace=workspace.name, workspace_key=workspace.key)
     result = await run_tool(args.name, args.arguments, ctx, audit)
     print(json.dumps(result.public(), ensure_ascii=False))
+    if result.code == UNSUPPORTED_PLATFORM:
+        raise UsageError(result.content)
     return exit_codes.OK
 
 
@@ -124,6 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tool":
             return asyncio.run(_tool(args))
         if args.command == "ask":
+            refusal = unsupported()
+            if refusal is not None:  # every tool would be refused: ask no model
+                raise UsageError(refusal)
             from lantern.cli_ask import run_ask
 
             flags = {
@@ -152,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from lantern.lsp.server import serve
 
+            refusal = unsupported()
+            if refusal is not None:  # it still serves, so an editor gets the same answer
+                print(f"lantern: {refusal} Every question is refused.", file=sys.stderr)
             return serve()
     except UsageError as exc:
         print(f"lantern: {exc}", file=sys.stderr)

@@ -1,4 +1,5 @@
 """`lantern doctor`: resolved settings (key masked), endpoint reachable?, ripgrep found?
+On native Windows it also says that Lantern's tools do not run there (and fails).
 
 `--probe` adds one real, tiny tool-call round trip against the configured model
 (a fixed dummy `get_time` tool; nothing from any workspace is sent) and says
@@ -25,7 +26,9 @@ from lantern.approvals import grants_path
 from lantern.audit import audit_path
 from lantern.config import Settings, config_path
 from lantern.errors import ToolError
+from lantern.platform_gate import unsupported
 from lantern.tools.ripgrep import rg_binary
+from lantern.workspace.jail import readback_method
 
 if TYPE_CHECKING:  # the openai SDK loads only when the probe runs
     from lantern.agent.model import ModelClient, Reply, ToolCall
@@ -40,6 +43,11 @@ def run_doctor(settings: Settings, *, probe: bool = False) -> int:
     print(f"Config file:  {path}{'' if path.exists() else ' (not present)'}")
     print(f"Audit log:    {audit_path()}")
     print(f"Approvals:    {grants_path()}")
+    refusal = unsupported()
+    if refusal is not None:
+        print(f"Platform:     NOT SUPPORTED — {refusal}")
+        ok = False
+    print(f"Read-back:    {_readback_line()}")
     try:
         rg = rg_binary()
         version = subprocess.run(
@@ -66,6 +74,19 @@ def run_doctor(settings: Settings, *, probe: bool = False) -> int:
     if probe and not asyncio.run(run_probe(settings)):
         ok = False
     return exit_codes.OK if ok else exit_codes.MODEL
+
+
+def _readback_line() -> str:
+    """How check 5 of the read path (where an opened file really is) works here."""
+    method = readback_method()
+    if method == "/proc":
+        return "/proc/self/fd (check 5: where each opened file really is)"
+    if method == "F_GETPATH":
+        return "fcntl F_GETPATH (check 5: where each opened file really is)"
+    return (
+        "UNAVAILABLE — check 5 cannot read back where an opened file is (no /proc/self/fd, "
+        "no F_GETPATH); the no-follow open beneath each root still holds (docs/platforms.md)"
+    )
 
 
 # --------------------------------------------------------------------------- probe

@@ -28,6 +28,7 @@ ErrorCode = Literal[
     "approval_timeout",
     "unknown_tool",
     "io_error",
+    "unsupported_platform",
 ]
 
 

@@ -232,7 +232,7 @@ async def test_an_unanswered_prompt_times_out_as_a_deny(
     loop = asyncio.get_running_loop()
     started = loop.time()
     result = await ls.ask("What is in app.py?")
-    assert loop.time() - started < 8
+    assert loop.time() - started < 60  # the 1 s timeout applied, not the 120 s default
     [call] = result["toolCalls"]
     assert call["status"] == "denied" and call["code"] == "approval_timeout"
     assert result["stopReason"] == "done"

@@ -268,6 +268,6 @@ _ADVERSARIAL = {
 @pytest.mark.parametrize("shape", sorted(_ADVERSARIAL))
 def test_adversarial_megabyte_line_is_linear(shape: str) -> None:
     text = _ADVERSARIAL[shape]
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time: other processes on a busy machine do not count
     redact(text)
-    assert time.perf_counter() - start < 1.0, shape
+    assert time.thread_time() - start < 1.0, shape

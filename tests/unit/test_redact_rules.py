@@ -75,9 +75,9 @@ _SHAPES = {
 def test_an_adversarial_shape_stays_linear(shape: str) -> None:
     """A complexity guard, not a benchmark (see the report for measured figures)."""
     text = _SHAPES[shape]
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: other processes on a busy machine do not count
     result = redact(text)
-    assert time.perf_counter() - started < 5.0, shape
+    assert time.thread_time() - started < 5.0, shape
     assert result.text.count("\n") == text.count("\n")
 
 

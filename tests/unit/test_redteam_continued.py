@@ -71,9 +71,9 @@ async def test_read_file_window_and_search_hide_the_value(ws: Path, name: str) -
 def test_many_openers_stay_linear() -> None:
     """A complexity guard, not a benchmark."""
     text = ("api_key = (\n" + f'    "{SECRET}"\n' * 7) * 20_000
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: other processes on a busy machine do not count
     result = redact(text)
-    assert time.perf_counter() - started < 5.0
+    assert time.thread_time() - started < 5.0
     assert result.text.count("\n") == text.count("\n")
 
 

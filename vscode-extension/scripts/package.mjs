@@ -5,13 +5,14 @@
 // wheels pip resolved for it. Writes lantern-<target>.vsix and checks it.
 //
 //   --target     linux-x64 (default on Linux x64), linux-arm64, darwin-x64,
-//                darwin-arm64, win32-x64, win32-arm64
+//                darwin-arm64. No win32 target: native Windows has no Lantern
+//                server yet; on Windows the default is the Linux package for WSL.
 //   --python     the Python whose pip downloads (default: ../.venv/bin/python, else python3)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXTRA_REQUIREMENTS, PYTHON_VERSIONS, TARGETS, checkVsix, defaultTarget } from './targets.mjs';
+import { PYTHON_VERSIONS, TARGETS, checkVsix, defaultTarget } from './targets.mjs';
 
 const EXT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REPO = path.resolve(EXT, '..');
@@ -51,7 +52,7 @@ for (const version of PYTHON_VERSIONS) {
     ...pip.slice(1), 'download', '--quiet', '--only-binary=:all:', '--dest', dir,
     ...platforms, '--python-version', version, '--implementation', 'cp',
     '--abi', cp, '--abi', 'abi3', '--abi', 'none',
-    path.join(WHEELS, lantern), ...(EXTRA_REQUIREMENTS[target] ?? []),
+    path.join(WHEELS, lantern),
   ]);
   const names = fs.readdirSync(dir).filter((f) => f.endsWith('.whl')).sort();
   for (const name of names) fs.copyFileSync(path.join(dir, name), path.join(WHEELS, name));

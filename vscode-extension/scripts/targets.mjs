@@ -1,5 +1,7 @@
 // VS Code platform targets → the wheel platforms pip downloads for them, and the
 // check that a packaged .vsix carries a complete server for every Python version.
+// Linux and macOS only: native Windows has no Lantern server yet (docs/platforms.md);
+// Windows users run the linux package on the remote side, through WSL or SSH.
 import { zipEntries, zipRead } from './zip.mjs';
 
 export const PYTHON_VERSIONS = ['3.11', '3.12', '3.13'];
@@ -11,18 +13,11 @@ export const TARGETS = {
   'linux-arm64': manylinux('aarch64'),
   'darwin-x64': ['macosx_11_0_x86_64'],
   'darwin-arm64': ['macosx_11_0_arm64'],
-  'win32-x64': ['win_amd64'],
-  'win32-arm64': ['win_arm64'],
 };
 
-/** Packages pip misses when it resolves for another OS (markers are read on this one). */
-export const EXTRA_REQUIREMENTS = {
-  'win32-x64': ['colorama'],
-  'win32-arm64': ['colorama'],
-};
-
+/** This machine's target; on Windows, the Linux package its WSL runs. */
 export function defaultTarget(platform = process.platform, arch = process.arch) {
-  const target = `${platform}-${arch}`;
+  const target = `${platform === 'win32' ? 'linux' : platform}-${arch}`;
   return target in TARGETS ? target : 'linux-x64';
 }
 
@@ -38,7 +33,6 @@ export function missingFromBundle(names, ripgrepNames, target, manifests) {
   const wheels = names.filter((n) => n.startsWith(WHEELS) && n.endsWith('.whl')).map((n) => n.slice(WHEELS.length));
   const missing = [];
   if (!wheels.some((w) => /^lantern-[^-]+-py3-none-any\.whl$/.test(w))) missing.push('the lantern wheel');
-  const windows = target.startsWith('win32');
   for (const version of PYTHON_VERSIONS) {
     const cp = `cp${version.replace('.', '')}`;
     const listed = manifests[cp]?.split('\n').filter(Boolean);
@@ -54,7 +48,7 @@ export function missingFromBundle(names, ripgrepNames, target, manifests) {
   }
   const rg = wheels.find((w) => w.startsWith('ripgrep-'));
   if (!rg || !platformMatches(rg, target)) missing.push(`the ripgrep wheel (${target})`);
-  else if (!ripgrepNames.some((n) => n.endsWith(windows ? '.data/scripts/rg.exe' : '.data/scripts/rg'))) {
+  else if (!ripgrepNames.some((n) => n.endsWith('.data/scripts/rg'))) {
     missing.push('the rg binary inside the ripgrep wheel');
   }
   return missing;
@@ -63,7 +57,7 @@ export function missingFromBundle(names, ripgrepNames, target, manifests) {
 function platformMatches(wheel, target) {
   const tag = wheel.replace(/\.whl$/, '').split('-').pop() ?? '';
   const [os, arch] = target.split('-');
-  const osOk = os === 'linux' ? tag.includes('linux') : os === 'darwin' ? tag.includes('macosx') : tag.startsWith('win');
+  const osOk = os === 'linux' ? tag.includes('linux') : os === 'darwin' && tag.includes('macosx');
   const archName = { x64: /x86_64|amd64/, arm64: /aarch64|arm64/ }[arch];
   return osOk && archName.test(tag);
 }

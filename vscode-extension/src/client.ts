@@ -13,6 +13,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
+import { unsupportedHost } from "./host";
 import type { ServerInfo } from "./protocol";
 import { candidates, findPython, insideFolders, prepareServer, probe } from "./python";
 import { SERVER_SETTINGS, serverCommand, toServerOptions } from "./settings";
@@ -89,6 +90,7 @@ export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
   info: ServerInfo | undefined;
   private told = false;
+  private unsupportedShown = false;
   private readonly warned = new Set<string>();
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -160,6 +162,11 @@ export class Server implements vscode.Disposable {
   }
 
   private async doStart(): Promise<LanguageClient | undefined> {
+    const unsupported = unsupportedHost();
+    if (unsupported) {
+      this.tellUnsupported(unsupported);
+      return undefined;
+    }
     const trusted = currentSettings();
     void this.reportIgnored(trusted);
     let launch;
@@ -175,7 +182,7 @@ export class Server implements vscode.Disposable {
     delete launch.env.LANTERN_API_KEY;
     if (key) launch.env.LANTERN_API_KEY = key;
     // Never the opened folder as the working folder: a bare command name would be looked
-    // up there (Windows, or a relative PATH entry).
+    // up there through a relative PATH entry.
     const serverOptions: ServerOptions = { command: launch.command, args: launch.args, options: { env: launch.env, cwd: this.workingFolder() } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
@@ -275,11 +282,23 @@ export class Server implements vscode.Disposable {
     this.told = true;
     void vscode.window.showErrorMessage(message, "Open Setting", "Read More").then((choice) => {
       if (choice === "Open Setting") void vscode.commands.executeCommand("workbench.action.openSettings", "lantern.server.command");
-      else if (choice === "Read More") {
-        const readme = vscode.Uri.joinPath(this.context.extensionUri, "README.md");
-        void vscode.commands.executeCommand("markdown.showPreview", readme);
-      }
+      else if (choice === "Read More") this.showReadme();
     });
+  }
+
+  /** Native Windows: one notification at a time (a new one once it is closed), nothing started. */
+  private tellUnsupported(message: string): void {
+    this.output.error(message);
+    if (this.unsupportedShown) return;
+    this.unsupportedShown = true;
+    void vscode.window.showErrorMessage(message, "Read More").then((choice) => {
+      this.unsupportedShown = false;
+      if (choice === "Read More") this.showReadme();
+    });
+  }
+
+  private showReadme(): void {
+    void vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(this.context.extensionUri, "README.md"));
   }
 
   private tellOnce(message: string): void {

@@ -30,11 +30,11 @@ export interface ServerLaunch {
 /**
  * Runs a program. `cwd` should be a folder no repository controls (the extension's
  * storage): a bare name such as `python3` is looked up relative to it where PATH
- * has relative entries, and on Windows in it before PATH.
+ * has relative entries.
  */
 function run(command: string, args: string[], timeoutMs: number, cwd?: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout: timeoutMs, windowsHide: true, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(Object.assign(error, { stdout, stderr }));
       else resolve({ stdout, stderr });
     });
@@ -66,9 +66,10 @@ export function supported([major, minor]: readonly [number, number]): boolean {
   return at >= SUPPORTED.min[0] * 100 + SUPPORTED.min[1] && at <= SUPPORTED.max[0] * 100 + SUPPORTED.max[1];
 }
 
-/** Interpreters to try, in order: the Python extension's choice, then what PATH offers. */
-export function candidates(fromPythonExtension: string | undefined, platform: NodeJS.Platform = process.platform): string[] {
-  const names = platform === "win32" ? ["python", "python3"] : ["python3", "python"];
+/** Interpreters to try, in order: the Python extension's choice, then what PATH offers.
+ * (Linux and macOS only: on native Windows nothing is started, see host.ts.) */
+export function candidates(fromPythonExtension: string | undefined): string[] {
+  const names = ["python3", "python"];
   const list = fromPythonExtension ? [fromPythonExtension, ...names] : names;
   return [...new Set(list)];
 }
@@ -114,12 +115,12 @@ export async function findPython(
   return { tried };
 }
 
-function venvBin(venv: string, platform: NodeJS.Platform): string {
-  return platform === "win32" ? path.join(venv, "Scripts") : path.join(venv, "bin");
+function venvBin(venv: string): string {
+  return path.join(venv, "bin");
 }
 
-function venvPython(venv: string, platform: NodeJS.Platform): string {
-  return path.join(venvBin(venv, platform), platform === "win32" ? "python.exe" : "python");
+function venvPython(venv: string): string {
+  return path.join(venvBin(venv), "python");
 }
 
 /** The bundle's list of wheels for one Python version (written by `npm run package`). */
@@ -179,7 +180,6 @@ export interface PrepareOptions {
   /** Where environments live (the extension's global storage). */
   storageDir: string;
   log?: (line: string) => void;
-  platform?: NodeJS.Platform;
   timeoutMs?: number;
 }
 
@@ -191,7 +191,6 @@ export interface PrepareOptions {
  */
 export async function prepareServer(options: PrepareOptions): Promise<ServerLaunch> {
   const { python, bundleDir, storageDir } = options;
-  const platform = options.platform ?? process.platform;
   const log = options.log ?? (() => undefined);
   const version = python.version.join(".");
   const manifestFile = manifestFor(bundleDir, python);
@@ -202,11 +201,11 @@ export async function prepareServer(options: PrepareOptions): Promise<ServerLaun
   const stamp = stampFor(python, manifest);
   const venv = path.join(storageDir, `server-py${version}`);
   const launch: ServerLaunch = {
-    command: venvPython(venv, platform),
+    command: venvPython(venv),
     // -I: `-m` would otherwise put the working folder (VS Code may use the opened
     // repository) first on sys.path, where a `lantern/` or `openai/` there would run.
     args: ["-I", "-m", "lantern.cli", "serve"],
-    binDir: venvBin(venv, platform),
+    binDir: venvBin(venv),
   };
   const stampFile = path.join(venv, "lantern-bundle.txt");
   if (readText(stampFile) === stamp && fs.existsSync(launch.command)) return launch;
@@ -218,7 +217,7 @@ export async function prepareServer(options: PrepareOptions): Promise<ServerLaun
   try {
     log(`preparing the server for Python ${version} (${python.executable}) from the bundled wheels`);
     await run(python.executable, ["-I", "-m", "venv", "--without-pip", scratch], timeout, storageDir);
-    await run(venvPython(scratch, platform), ["-I", "-c", UNPACK, bundleDir, manifestFile], timeout, storageDir);
+    await run(venvPython(scratch), ["-I", "-c", UNPACK, bundleDir, manifestFile], timeout, storageDir);
     fs.writeFileSync(path.join(scratch, "lantern-bundle.txt"), stamp);
     // Replace an outdated environment; if another window finished first, keep its.
     if (fs.existsSync(venv) && readText(stampFile) !== stamp) fs.rmSync(venv, { recursive: true, force: true });

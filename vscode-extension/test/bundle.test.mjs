@@ -40,9 +40,23 @@ test('a missing Python version, a missing rg or the wrong platform is reported',
 });
 
 test('every VS Code target maps to pip platforms; this machine has a default', () => {
-  for (const t of ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64']) assert.ok(TARGETS[t].length > 0, t);
+  for (const t of ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64']) assert.ok(TARGETS[t].length > 0, t);
   assert.equal(defaultTarget('linux', 'x64'), 'linux-x64');
   assert.equal(defaultTarget('darwin', 'arm64'), 'darwin-arm64');
+});
+
+test('no native Windows package: on Windows the default is the Linux package for WSL', () => {
+  assert.deepEqual(Object.keys(TARGETS).filter((t) => !/^(linux|darwin)-/.test(t)), []);
+  assert.equal(defaultTarget('win32', 'x64'), 'linux-x64');
+  assert.equal(defaultTarget('win32', 'arm64'), 'linux-arm64');
+  // A win32 wheel never completes a package, whatever target is named.
+  const windowsRg = complete.map((n) => n.replace('manylinux_2_17_x86_64.manylinux2014_x86_64', 'win_amd64'));
+  assert.ok(missingFromBundle(windowsRg, ['ripgrep-14.1.0.data/scripts/rg.exe'], 'linux-x64', manifests).includes('the ripgrep wheel (linux-x64)'));
+});
+
+test('the extension runs where the workspace is (WSL, SSH, containers), never only on the UI side', () => {
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  assert.deepEqual(manifest.extensionKind, ['workspace']);
 });
 
 test('checkVsix reads a real zip, including the wheel inside it', () => {

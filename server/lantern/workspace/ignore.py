@@ -34,10 +34,18 @@ from dataclasses import dataclass
 from lantern.errors import ToolError
 from lantern.workspace.ignore_rules import CompiledRules
 from lantern.workspace.jail import open_beneath
+from lantern.workspace.names import EXACT, Names
 
 IGNORE_FILES = (".gitignore", ".lanternignore")
 MAX_IGNORE_BYTES = 1 << 20
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY | os.O_NOFOLLOW
+# getattr: native Windows lacks these, and must still import this module (lantern/platform_gate.py)
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+)
 _Key = tuple[int, int, int, int, int]  # dev, ino, size, mtime_ns, ctime_ns
 _SETTLED_NS = 2_000_000_000
 _MAX_EMPTY = 100_000
@@ -111,9 +119,13 @@ def _unreadable_reason(exc: OSError) -> str:
 
 
 class IgnoreRules:
-    """The compiled ignore files of one root, re-read when their identity or mtime changes."""
+    """The compiled ignore files of one root, re-read when their identity or mtime changes.
 
-    def __init__(self) -> None:
+    `names`: how the root compares names (folded where its file system folds case).
+    """
+
+    def __init__(self, names: Names = EXACT) -> None:
+        self.names = names
         self._cache: dict[tuple[tuple[str, ...], str], tuple[_Key, CompiledRules]] = {}
         self._empty: dict[tuple[str, ...], tuple[int, int, int, int]] = {}
 
@@ -175,7 +187,7 @@ class IgnoreRules:
             os.close(fd)
         if data is None:
             return Unreadable(folder, kind, "is larger than 1 MiB")
-        rules = CompiledRules.parse(data.decode("utf-8", "replace"))
+        rules = CompiledRules.parse(data.decode("utf-8", "replace"), self.names)
         self._cache[(folder, kind)] = (key, rules)
         return rules
 

@@ -11,6 +11,11 @@ A check answers for one path at one level only (`src/gen/` as a folder, then
 that is excluded takes its contents with it, as in git. The answer is the
 verdict of the last pattern that matches (True: ignored, False: re-included by
 `!`), or None when no pattern matches.
+
+Names are compared in the root's `Names.key` form (`workspace/names.py`): the
+patterns are parsed folded where the root's file system folds case (git's
+`core.ignorecase`), and each name checked is keyed the same way, so `APP.LOG`
+and `app.log.` are ignored by `*.log` wherever they are the same file.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from lantern.workspace.ignore_glob import ComponentGlob
+from lantern.workspace.names import EXACT, Names
 
 _UNANCHORED = "^(?:.+/)?"
 _ANY_END = "(?:(?P<ps_d>/)|$)"
@@ -72,6 +78,7 @@ class CompiledRules:
     """The patterns of one ignore file, in lookup tables."""
 
     lines: tuple[str, ...]  # the pattern lines, BOM and blank lines removed
+    names: Names = EXACT  # how the root compares names; `lines` are in its form
     _names: dict[str, list[_Entry]] = field(default_factory=dict)  # literal base names
     _suffixes: dict[str, list[_Entry]] = field(default_factory=dict)  # `*.ext`
     _suffix_lengths: set[int] = field(default_factory=set)
@@ -86,9 +93,10 @@ class CompiledRules:
     _by_name: dict[tuple[str, bool], bool | None] | None = None
 
     @classmethod
-    def parse(cls, text: str) -> CompiledRules:
-        lines = tuple(line for line in text.removeprefix("\ufeff").splitlines() if line.strip())
-        rules = cls(lines)
+    def parse(cls, text: str, names: Names = EXACT) -> CompiledRules:
+        text = names.pattern(text.removeprefix("\ufeff"))
+        lines = tuple(line for line in text.splitlines() if line.strip())
+        rules = cls(lines, names)
         for index, line in enumerate(lines):
             if rules._add_plain(index, line):
                 continue
@@ -210,15 +218,16 @@ class CompiledRules:
     def verdict_in(self, folder: tuple[str, ...], name: str, is_dir: bool) -> bool | None:
         """`verdict(folder + (name,))`, without building the path when only names count."""
         if self._by_name is None:
-            return self._verdict((*folder, name), is_dir)
-        key = (name, is_dir)  # only the name counts: remember it for the next folder
+            key = self.names.key
+            return self._verdict((*map(key, folder), key(name)), is_dir)
+        remembered = (name, is_dir)  # only the name counts: remember it for the next folder
         try:
-            return self._by_name[key]
+            return self._by_name[remembered]
         except KeyError:
             pass
         if len(self._by_name) >= _MAX_REMEMBERED:
             self._by_name.clear()
-        found = self._by_name[key] = self._verdict((*folder, name), is_dir)
+        found = self._by_name[remembered] = self._verdict((self.names.key(name),), is_dir)
         return found
 
     def _verdict(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:

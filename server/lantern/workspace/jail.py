@@ -6,7 +6,8 @@ On Linux the open is one `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
 call made through ctypes. Where the kernel or a sandbox refuses openat2
 (ENOSYS, EPERM, EINVAL) the path is walked one component at a time with
 `O_NOFOLLOW`. Every open is `O_NONBLOCK`, so a FIFO can never hang us, and
-the handle is then `fstat`-ed and read back through `/proc/self/fd`.
+the handle is then `fstat`-ed and read back through `/proc/self/fd` (Linux)
+or `F_GETPATH` (macOS).
 """
 
 from __future__ import annotations
@@ -21,12 +22,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from lantern.errors import ToolError
+from lantern.workspace.names import EXACT, Names
 
 _SYS_OPENAT2 = 437  # the same number on every Linux architecture
 _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_NO_SYMLINKS = 0x04
 _RESOLVE_BENEATH = 0x08
-_BASE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+# getattr: native Windows lacks these, and must still import this module (lantern/platform_gate.py)
+_BASE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
 _NOFOLLOW_ANY = getattr(os, "O_NOFOLLOW_ANY", 0)  # macOS
 
 
@@ -182,19 +190,83 @@ def check_regular(fd: int, rel: str) -> os.stat_result:
     return st
 
 
-def real_components(fd: int, root_path: str) -> tuple[str, ...] | None:
+def handle_path(fd: int) -> str | None:
+    """The path an open handle really has: `/proc/self/fd/N` on Linux, `F_GETPATH` on
+    macOS; None where neither answers (see `readback_method`)."""
+    if _READBACK.method == "F_GETPATH":
+        import fcntl
+
+        try:
+            raw = fcntl.fcntl(fd, _READBACK.f_getpath, bytes(_PATH_MAX))
+        except OSError:
+            return None
+        return os.fsdecode(raw.split(b"\0", 1)[0])
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        _READBACK.missing()
+        return None
+
+
+def real_components(fd: int, root_path: str, names: Names = EXACT) -> tuple[str, ...] | None:
     """Check 5: where the handle really points, relative to the root.
 
-    Returns None when the platform cannot tell (no /proc); raises
-    `outside_workspace` when the handle is not beneath `root_path`.
+    Returns None when the platform cannot tell (no /proc, no F_GETPATH: said once on
+    stderr and by `lantern doctor`); raises `outside_workspace` when the handle is not
+    beneath `root_path`. Names are compared as the root compares them (`names`).
     """
-    try:
-        real = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
+    real = handle_path(fd)
+    if real is None:
         return None
-    if real == root_path:
-        return ()
-    prefix = root_path.rstrip("/") + "/"
-    if not real.startswith(prefix):
+    below = names.within(real, root_path)
+    if below is None:
         raise ToolError("outside_workspace", "the opened file is outside the workspace")
-    return tuple(real[len(prefix) :].split("/"))
+    return below
+
+
+class _Readback:
+    """Which way check 5 reads a handle's path back on this machine, decided once."""
+
+    def __init__(self) -> None:
+        self.f_getpath = 0
+        self.warned = False
+        try:
+            import fcntl
+        except ImportError:  # native Windows: no tool runs there (`lantern.platform`)
+            self.method = "none"
+            return
+        self.f_getpath = int(getattr(fcntl, "F_GETPATH", 0))
+        self.method = "F_GETPATH" if self.f_getpath else "/proc"
+
+    def missing(self) -> None:
+        """`/proc/self/fd` did not answer: say so once, never skip silently."""
+        if self.warned:
+            return
+        self.warned = True
+        self.method = "none"
+        print(
+            "lantern: check 5 (reading back where an opened file really is) is unavailable "
+            "here: /proc/self/fd does not answer. The jail's no-follow open beneath the root "
+            "still holds; see docs/platforms.md.",
+            file=sys.stderr,
+        )
+
+
+_PATH_MAX = 1024  # macOS MAXPATHLEN: what F_GETPATH writes at most
+_READBACK = _Readback()
+
+
+def readback_method() -> str:
+    """"/proc", "F_GETPATH" or "none": how check 5 reads a handle's path back here.
+
+    "/proc" is confirmed by reading back a handle on the current folder."""
+    if _READBACK.method == "/proc":
+        try:
+            fd = os.open(".", os.O_RDONLY)
+        except OSError:
+            return _READBACK.method
+        try:
+            handle_path(fd)
+        finally:
+            os.close(fd)
+    return _READBACK.method

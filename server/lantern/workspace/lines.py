@@ -1,22 +1,29 @@
 """A file's bytes as numbered lines: the capped read, the encoding, the line count.
 
 Every reader of "line N of a file" goes through here (read_file and search by way of
-`text.py`, and the references of an answer), so they agree on what line N is: lines are
-split on `\\n`, a last line without `\\n` counts, a BOM names the encoding (UTF-8, or
-UTF-16/32 in either byte order), and a file without a BOM that has a NUL byte in its
-first 8 KiB is binary.
+`text.py`, and the references of an answer), so they agree on what line N is. Lines are
+numbered as VS Code and the LSP number them: `\\r\\n`, `\\n` and a lone `\\r` each end a
+line (`x\\r\\ny\\rz` is three lines), a last line without a line end counts, a BOM names
+the encoding (UTF-8, or UTF-16/32 in either byte order), and a file without a BOM that
+has a NUL byte in its first 8 KiB is binary. ripgrep counts `\\n` only: `ripgrep_lines`
+and `breaks_before` turn its line numbers and match offsets into these.
+
+Only bytes methods (C loops) and, where a chunk holds a CR, one linear regex touch the
+bytes; a file without a CR costs what it did when lines were split on `\\n` alone.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 from collections.abc import Iterable
 
 from lantern.errors import ToolError
 
 SNIFF_BYTES = 8192
 _CHUNK = 1 << 16
+_SMALL = 1 << 12  # where a chunk holds a lone CR, the wanted line end is sought in these
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE, whose BOM starts it
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -25,6 +32,8 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
+_EOL = re.compile(rb"\r\n?|\n")  # a line end; matched where it starts, so linear
+_CR, _LF = 13, 10
 
 
 def bom_encoding(data: bytes) -> tuple[str, int]:
@@ -62,26 +71,155 @@ def read_capped(fd: int, cap: int, size_hint: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def line_start(data: bytes, number: int, pos: int = 0) -> int | None:
+def split_lines(data: bytes) -> list[bytes]:
+    """`data` cut at every line end, the ends dropped; like `bytes.split(b"\\n")`, a text
+    that ends with a line end gives a last empty piece."""
+    if data.find(b"\r") >= 0:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data.split(b"\n")
+
+
+def split_text(text: str) -> list[str]:
+    """`split_lines` for decoded text (a UTF-16/32 file)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
+def ends_open(data: bytes) -> bool:
+    """Whether `data` (not empty) ends inside a line: the last line has no line end."""
+    return not data.endswith((b"\n", b"\r"))
+
+
+def _lone_crs(data: bytes, start: int, end: int) -> int:
+    """CRs in `data[start:end]` not followed by `\\n` there (a memchr when there is none)."""
+    if data.find(b"\r", start, end) < 0:
+        return 0
+    return data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
+
+
+def count_breaks(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """Line ends that start in `data[start:end]` (a `\\r\\n` cut by `end` counts, one cut
+    by `start` does not)."""
+    stop = len(data) if end is None else min(end, len(data))
+    found = data.count(b"\n", start, stop) + _lone_crs(data, start, stop)
+    if 0 < start < stop and data[start] == _LF and data[start - 1] == _CR:
+        found -= 1
+    return found
+
+
+def breaks_before(data: bytes, pos: int) -> int:
+    """Line ends wholly before byte `pos`: the 0-based line of `data` that `pos` is on."""
+    found = count_breaks(data, 0, pos)
+    if 0 < pos < len(data) and data[pos] == _LF and data[pos - 1] == _CR:
+        found -= 1  # `pos` is the LF of a CRLF: still on the line that CRLF ends
+    return found
+
+
+def _cut(data: bytes, end: int) -> int:
+    """`end`, moved one byte on when it would split a `\\r\\n`."""
+    if end >= len(data):
+        return len(data)
+    return end + 1 if data[end] == _LF and data[end - 1] == _CR else end
+
+
+def line_start(data: bytes, number: int, pos: int = 0, *, lone_cr: bool = True) -> int | None:
     """Byte index where 1-based line `number` starts (None past the end), chunk by chunk;
-    counted from byte `pos`, the start of line 1."""
+    counted from byte `pos`, the start of line 1. With `lone_cr=False`, lines end at
+    `\\n` only, as ripgrep counts them."""
     left = number - 1
+    step = _CHUNK
     while left > 0:
         if pos >= len(data):
             return None
-        end = min(pos + _CHUNK, len(data))
-        found = data.count(b"\n", pos, end)
-        if found >= left:
-            rest = data[pos:end].split(b"\n", left)[-1]  # what follows the wanted newline
-            return end - len(rest)
+        end = _cut(data, pos + step)  # chunks never split a CRLF
+        lone = _lone_crs(data, pos, end) if lone_cr else 0
+        found = data.count(b"\n", pos, end) + lone
+        if found >= left:  # the wanted line end is in this chunk: what follows it
+            if not lone:  # every line end here is, or ends with, a `\\n`
+                return end - len(data[pos:end].split(b"\n", left)[-1])
+            if end - pos <= _SMALL:
+                return end - len(_EOL.split(data[pos:end], left)[-1])
+            step = _SMALL  # the regex only ever splits a small piece
+            continue
         left -= found
         pos = end
     return pos if pos < len(data) else None
 
 
+def line_end(data: bytes, pos: int) -> int:
+    """Byte index of the line end of the line that starts at `pos` (len(data) if none)."""
+    newline = data.find(b"\n", pos)
+    stop = len(data) if newline < 0 else newline
+    cr = data.find(b"\r", pos, stop)
+    return stop if cr < 0 else cr
+
+
+def lines_from(data: bytes, start: int, want: int) -> tuple[list[bytes], int]:
+    """`want` lines (fewer at the end of `data`) from byte `start`, without their line
+    ends, and the byte index after the last one's line end; copies only about as much
+    as they hold."""
+    span = _CHUNK
+    while True:
+        stop = _cut(data, start + span)
+        piece = data[start:stop]
+        lone = _lone_crs(piece, 0, len(piece))
+        if stop >= len(data) or piece.count(b"\n") + lone >= want:
+            break
+        span *= 4
+    if lone:
+        parts = _EOL.split(piece, want)  # stops at the wanted line end
+    else:
+        parts = piece.split(b"\n", want)
+        if piece.find(b"\r") >= 0:  # CRLF
+            parts = [part.removesuffix(b"\r") for part in parts[:want]] + parts[want:]
+    if len(parts) <= want:
+        return parts, stop
+    return parts[:want], stop - len(parts[-1])
+
+
+def line_above(data: bytes, pos: int) -> int:
+    """Where the line above the line that starts at byte `pos` (> 0) starts."""
+    end = pos - 1  # the line end above; searched before it
+    if end > 0 and data[end] == _LF and data[end - 1] == _CR:
+        end -= 1
+    span = 256
+    while end > 0:  # windows that grow backwards: linear in the line's length
+        low = max(0, end - span)
+        found = max(data.rfind(b"\n", low, end), data.rfind(b"\r", low, end))
+        if found >= 0:
+            return found + 1
+        end, span = low, span * 2
+    return 0
+
+
+def ripgrep_lines(data: bytes, numbers: Iterable[int]) -> dict[int, int]:
+    """The editor line on which each of ripgrep's lines `numbers` starts (past the end
+    left out). ripgrep ends lines at `\\n` only (and reads UTF-16/32 as UTF-8), so its
+    line L starts on editor line L plus the lone CRs above it."""
+    wanted = sorted({n for n in numbers if n >= 1})
+    encoding, skip = bom_encoding(data)
+    if encoding == "utf-8":
+        text = data[skip:]
+    else:
+        text = data[skip:].decode(encoding, "replace").encode("utf-8", "replace")
+    if text.find(b"\r") < 0:
+        return {n: n for n in wanted}
+    found: dict[int, int] = {}
+    line, pos, lone = 1, 0, 0
+    for n in wanted:
+        start = line_start(text, n - line + 1, pos, lone_cr=False)
+        if start is None or start >= len(text):
+            break
+        lone += text.count(b"\r", pos, start) - text.count(b"\r\n", pos, start)
+        line, pos = n, start
+        found[n] = n + lone
+    return found
+
+
 def lines_at(data: bytes, numbers: Iterable[int], cap: int) -> tuple[int, dict[int, bytes | str]]:
     """How many lines `data` holds and the lines `numbers` (1-based; past the end left
-    out) as an editor holds them, without the line break: the bytes of a UTF-8 file, the
+    out) as an editor holds them, without the line end: the bytes of a UTF-8 file, the
     decoded text of a UTF-16/32 one (invalid code units replaced).
 
     Of `data` longer than `cap` (a `read_capped` that hit the cap) only the complete
@@ -91,16 +229,14 @@ def lines_at(data: bytes, numbers: Iterable[int], cap: int) -> tuple[int, dict[i
     data = data[:cap]
     encoding, skip = bom_encoding(data)
     if encoding != "utf-8":
-        texts = data[skip:].decode(encoding, "replace").split("\n")
+        texts = split_text(data[skip:].decode(encoding, "replace"))
         if capped or texts[-1] == "":
             texts.pop()
-        return len(texts), {
-            n: texts[n - 1].removesuffix("\r") for n in numbers if 1 <= n <= len(texts)
-        }
+        return len(texts), {n: texts[n - 1] for n in numbers if 1 <= n <= len(texts)}
     if looks_binary(data):
         raise binary_error("file")
-    total = data.count(b"\n")
-    if not capped and len(data) > skip and not data.endswith(b"\n"):
+    total = count_breaks(data, skip)
+    if not capped and len(data) > skip and ends_open(data):
         total += 1
     found: dict[int, bytes | str] = {}
     line, pos = 1, skip  # `pos` is where line number `line` starts
@@ -109,6 +245,5 @@ def lines_at(data: bytes, numbers: Iterable[int], cap: int) -> tuple[int, dict[i
         if start is None:  # not reached: line n <= total exists
             break
         line, pos = n, start
-        stop = data.find(b"\n", pos)
-        found[n] = data[pos : len(data) if stop < 0 else stop].removesuffix(b"\r")
+        found[n] = data[pos : line_end(data, pos)]
     return total, found

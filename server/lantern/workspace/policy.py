@@ -1,11 +1,14 @@
 """Check 2 of the read path (docs/read-path.md#check-2): which names Lantern never reads or lists.
 
-Every component of a path is case-folded and stripped of trailing dots and
-spaces before it is compared, so `.ENV`, `.env.` and `.Git/config` are caught
-like their plain spellings. A backup or editor copy of a sensitive name is
+Every component of a path is case-folded and stripped of an alternate data
+stream suffix and of trailing dots and spaces before it is compared, so `.ENV`,
+`.env.`, `.env::$DATA` and `.Git/config` are caught like their plain spellings,
+on every file system. Windows short names and device names (`ENV~1`, `CON`) are
+refused everywhere (`workspace/names.py`). A backup or editor copy of a sensitive name is
 sensitive too (`.env~`, `.env.bak`, `server.pem.orig`, `#.env#`, `.#.env`,
 `..env.swp`, `id_rsa.1`). The user's own `approval.deny` globs (gitignore-style,
-workspace-relative) are refused the same way.
+workspace-relative) are refused the same way, compared in the root's own
+`Names.key` form: folded where the root's file system folds case.
 
 The ripgrep globs that keep these files out of list_files and search are
 generated from the same tables (`Policy.rg_exclude_globs`); the Python check
@@ -22,6 +25,7 @@ from collections.abc import Iterable, Sequence
 import pathspec
 
 from lantern.errors import ToolError
+from lantern.workspace.names import EXACT, Names, strip_aliases, windows_alias
 
 # Folders and files refused wherever they appear in a path.
 SENSITIVE_NAMES = frozenset(
@@ -92,8 +96,9 @@ _BACKUP = re.compile(
 
 
 def fold(name: str) -> str:
-    """The form a name is compared in: case-folded, trailing dots and spaces removed."""
-    return name.casefold().rstrip(". ")
+    """The form a name is compared in against the built-in list: case-folded, without a
+    `:stream` suffix or trailing dots and spaces."""
+    return strip_aliases(name).casefold()
 
 
 def _originals(folded: str) -> set[str]:
@@ -123,7 +128,16 @@ def _sensitive(folded: str) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)  # listings check the same folder names again and again
 def sensitive_component(name: str) -> bool:
-    return any(_sensitive(original) for original in _originals(fold(name)))
+    """A name from the built-in list (or a copy of one), or a Windows alias (`ENV~1`, `CON`)."""
+    return name_refusal(name) is not None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def name_refusal(name: str) -> str | None:
+    """"sensitive", "windows_alias" or None for one path component."""
+    if any(_sensitive(original) for original in _originals(fold(name))):
+        return "sensitive"
+    return "windows_alias" if windows_alias(name) is not None else None
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -143,18 +157,35 @@ def pair_folder(folder: str) -> bool:
 
 
 class Policy:
-    """The denylist plus the user's deny globs, applied to paths inside one root."""
+    """The denylist plus the user's deny globs, applied to paths inside one root.
 
-    def __init__(self, deny_globs: Sequence[str] = ()) -> None:
+    `for_names` gives the same policy comparing names as a given root does; the
+    workspace hands each root its own (`Root.policy`).
+    """
+
+    def __init__(self, deny_globs: Sequence[str] = (), names: Names = EXACT) -> None:
         self.deny_globs = tuple(deny_globs)
-        self._deny = pathspec.GitIgnoreSpec.from_lines(self.deny_globs) if deny_globs else None
+        self.names = names
+        self._deny = (
+            pathspec.GitIgnoreSpec.from_lines(names.pattern(g) for g in self.deny_globs)
+            if deny_globs
+            else None
+        )
+        self._views: dict[Names, Policy] = {names: self}
+
+    def for_names(self, names: Names) -> Policy:
+        """This policy as a root comparing names by `names` sees it."""
+        view = self._views.get(names)
+        if view is None:
+            view = self._views[names] = Policy(self.deny_globs, names)
+        return view
 
     def refusal(self, components: Sequence[str], *, is_dir: bool = False) -> str | None:
         """Why `components` (relative to a root) must not be touched, or None."""
         if not components:
             return None
         if self.folder_sensitive(components[:-1]):
-            return "sensitive"
+            return _folder_reason(components[:-1])
         return self.child_refusal(components[:-1], components[-1], is_dir=is_dir)
 
     @staticmethod
@@ -169,10 +200,14 @@ class Policy:
     ) -> str | None:
         """`refusal(folder + name)` for a `folder` that `folder_sensitive` passed: a listing
         checks each folder once and then only the name of each file in it."""
-        if sensitive_component(name) or (folder and sensitive_pair(folder[-1], name)):
+        reason = name_refusal(name)
+        if reason is not None:
+            return reason
+        if folder and sensitive_pair(folder[-1], name):
             return "sensitive"
         if self._deny is not None:
-            rel = "/".join((*folder, name)) + ("/" if is_dir else "")
+            key = self.names.key
+            rel = "/".join([*map(key, folder), key(name)]) + ("/" if is_dir else "")
             if self._deny.match_file(rel):
                 return "deny_glob"
         return None
@@ -188,6 +223,12 @@ class Policy:
             )
         if reason == "deny_glob":
             raise ToolError("sensitive_path", f"{rel} matches your approval.deny setting")
+        if reason == "windows_alias":
+            raise ToolError(
+                "sensitive_path",
+                f"{rel} has a Windows short or device name (like ENV~1 or CON), which can "
+                "stand for another file; Lantern never reads it on any platform",
+            )
 
     def rg_exclude_globs(self) -> Iterable[str]:
         """ripgrep `--iglob` excludes that keep refused files from being read at all.
@@ -209,3 +250,11 @@ class Policy:
         for folder, name in sorted(SENSITIVE_PAIRS):
             yield f"!**/{folder}/{name}"
             yield f"!**/{folder}/{name}{backups}"
+
+
+def _folder_reason(folder: Sequence[str]) -> str:
+    for name in folder:
+        reason = name_refusal(name)
+        if reason is not None:
+            return reason
+    return "sensitive"

@@ -8,6 +8,7 @@ of the read path (docs/read-path.md) in order and returns an open handle the cal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import stat
@@ -19,15 +20,25 @@ from typing import Literal
 from lantern.errors import ToolError
 from lantern.workspace.ignore import IgnoreRules, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.jail import Identity, check_regular, open_beneath, real_components
+from lantern.workspace.names import EXACT, Names, probe_folds
 from lantern.workspace.paths import for_message, split_path
 from lantern.workspace.policy import Policy
 
 
 @dataclass(frozen=True)
 class Root:
+    """One workspace folder, and how its file system compares names (probed once)."""
+
     name: str
     path: str  # real, absolute; never shown to the model
+    names: Names = EXACT
+    policy: Policy = field(default_factory=Policy, compare=False, repr=False)
     ignore: IgnoreRules = field(default_factory=IgnoreRules, compare=False, repr=False)
+
+    @classmethod
+    def probed(cls, name: str, path: str, policy: Policy) -> Root:
+        names = Names(folds=probe_folds(path))
+        return cls(name, path, names, policy.for_names(names), IgnoreRules(names))
 
     def open(self) -> int:
         return os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -73,11 +84,31 @@ _INLINE_DEPTH = 32  # components; deeper paths are checked in a worker thread
 
 
 def _enclosing(root: Root, roots: Sequence[Root]) -> list[tuple[Root, tuple[str, ...]]]:
+    """The roots that contain `root`, found by identity: each folder above `root` is
+    compared by device and inode with the other roots, so a root named in another
+    spelling on a disk that folds case (`/x/WS/private` inside `/x/ws`) is found too."""
+    ids: dict[tuple[int, int], Root] = {}
+    for other in roots:
+        if other is not root:
+            with contextlib.suppress(OSError):
+                st = os.stat(other.path)
+                ids[(st.st_dev, st.st_ino)] = other
     found = []
-    for outer in roots:
-        prefix = outer.path.rstrip("/") + "/"
-        if outer is not root and root.path.startswith(prefix):
-            found.append((outer, tuple(root.path[len(prefix) :].split("/"))))
+    below: list[str] = []
+    here = root.path
+    while ids:
+        parent, name = os.path.split(here)
+        if not name or parent == here:
+            break
+        below.insert(0, name)
+        here = parent
+        try:
+            st = os.stat(here)
+        except OSError:
+            break
+        outer = ids.pop((st.st_dev, st.st_ino), None)
+        if outer is not None:
+            found.append((outer, tuple(below)))
     return found
 
 
@@ -96,8 +127,10 @@ class Workspace:
         for path in real:
             if not os.path.isdir(path):
                 raise ValueError(f"workspace folder {os.path.basename(path)!r} is not a folder")
-        self.roots = [Root(n, p) for n, p in zip(_unique_names(real), real, strict=True)]
         self.policy = policy or Policy()
+        self.roots = [
+            Root.probed(n, p, self.policy) for n, p in zip(_unique_names(real), real, strict=True)
+        ]
         digest = hashlib.sha256("\0".join(sorted(real)).encode()).hexdigest()
         self.key = digest[:16]
         self.name = "+".join(r.name for r in self.roots)
@@ -150,18 +183,18 @@ class Workspace:
         """
         absolute = os.path.abspath(path)
         for root in self.roots:
-            if absolute == root.path or absolute.startswith(root.path.rstrip("/") + "/"):
-                rel = absolute[len(root.path) :].strip("/")
-                named = self.relative(root, rel.split("/") if rel else ())
+            below = root.names.within(absolute, root.path)
+            if below is not None:
+                named = self.relative(root, below)
                 return self.targets(named, file=True)[0]
         raise ToolError("outside_workspace", "the selected file is outside the workspace folders")
 
     def check_policy(self, target: Target, *, is_dir: bool) -> None:
         """Check 2: denylist, deny globs, then the ignore files (of enclosing roots too)."""
-        self.policy.check(target.parts, target.rel, is_dir=is_dir)
+        target.root.policy.check(target.parts, target.rel, is_dir=is_dir)
         chain = [(target.root, ()), *self.enclosing(target.root)]
-        for _outer, prefix in chain[1:]:
-            self.policy.check((*prefix, *target.parts), target.rel, is_dir=is_dir)
+        for outer, prefix in chain[1:]:
+            outer.policy.check((*prefix, *target.parts), target.rel, is_dir=is_dir)
         for root, prefix in chain:
             root_fd = root.open()
             try:
@@ -218,9 +251,9 @@ class Workspace:
                 check_regular(fd, target.rel)
             if is_dir and target.parts and expect == "any":
                 self.check_policy(target, is_dir=True)
-            real = real_components(fd, target.root.path)
+            real = real_components(fd, target.root.path, target.root.names)
             if real is not None:
-                self.policy.check(real, target.rel, is_dir=is_dir)
+                target.root.policy.check(real, target.rel, is_dir=is_dir)
             return Opened(target, fd, st)
         except BaseException:
             os.close(fd)

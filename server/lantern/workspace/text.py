@@ -2,8 +2,10 @@
 
 See docs/read-path.md#check-8 and #check-9.
 
-What a line is, which encoding a BOM names and what counts as binary come from
-`lines.py`, which the references of an answer use too, so both number lines alike.
+What a line is (`\\r\\n`, `\\n` and a lone `\\r` each end one, as in VS Code), which
+encoding a BOM names and what counts as binary come from `lines.py`, which search and
+the references of an answer use too, so all number lines alike. Lines are redacted
+joined by `\\n` (no CR is left in them), so redaction keeps each on its number.
 
 Only the lines that will be shown are decoded and redacted, so reading 400
 lines from the middle of a large file costs one split of the bytes. They are
@@ -13,10 +15,11 @@ below its key). When a key block may be involved (`redact.BLOCK_HINT` up to
 the last line shown) the whole text is redacted first, so a block that starts
 above the window cannot leak its body.
 
-Every shown line is escaped: a CR, VT, FF, NEL, U+2028/U+2029 or other control
+Every shown line is escaped: a VT, FF, NEL, U+2028/U+2029 or other control
 character inside a line (anything a reader could take for a line break, and
-terminal or bidi controls) is written as `\\r`, `\\uXXXX`, so no text from a
-file can start a line of its own without its line number.
+terminal or bidi controls) is written as `\\v`, `\\uXXXX`, so no text from a
+file can start a line of its own without its line number. (A CR is never inside
+a line of a file: it ends one.)
 """
 
 from __future__ import annotations
@@ -30,8 +33,14 @@ from lantern.workspace.lines import (
     BOM_PREFIXES,
     binary_error,
     bom_encoding,
+    count_breaks,
+    ends_open,
+    line_above,
     line_start,
+    lines_from,
     looks_binary,
+    split_lines,
+    split_text,
 )
 from lantern.workspace.redact import BLOCK_HINT, YAML_HINT, redact
 
@@ -46,7 +55,6 @@ _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _CONTROL = re.compile(f"[\n{_CONTROLS}]")
 _CONTROL_IN_LINES = re.compile(f"[{_CONTROLS}]")  # the same, but for "\n" between lines
 _SHORT = {"\r": "\\r", "\n": "\\n", "\x0b": "\\v", "\x0c": "\\f"}
-_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -70,19 +78,19 @@ def _split(data: bytes) -> tuple[str, list[bytes] | list[str]]:
     """Detect the encoding and split into lines (bytes for UTF-8, str otherwise)."""
     encoding, skip = bom_encoding(data)
     if encoding != "utf-8":
-        return encoding, data[skip:].decode(encoding, "replace").split("\n")
+        return encoding, split_text(data[skip:].decode(encoding, "replace"))
     if looks_binary(data):
         raise ToolError("binary_file", "")
-    return encoding, data[skip:].split(b"\n")
+    return encoding, split_lines(data[skip:])
 
 
 def _decode(line: bytes | str) -> tuple[str, bool]:
     if isinstance(line, str):
-        return line.removesuffix("\r"), "\ufffd" in line
+        return line, "\ufffd" in line
     try:
-        return line.decode("utf-8").removesuffix("\r"), False
+        return line.decode("utf-8"), False
     except UnicodeDecodeError:
-        return line.decode("utf-8", "replace").removesuffix("\r"), True
+        return line.decode("utf-8", "replace"), True
 
 
 def _decode_all(lines: list[bytes] | list[str]) -> tuple[list[str], bool]:
@@ -90,21 +98,11 @@ def _decode_all(lines: list[bytes] | list[str]) -> tuple[list[str], bool]:
     if lines and isinstance(lines[0], bytes):
         try:
             joined = b"\n".join(line for line in lines if isinstance(line, bytes))
-            return [line.removesuffix("\r") for line in joined.decode("utf-8").split("\n")], False
+            return joined.decode("utf-8").split("\n"), False
         except UnicodeDecodeError:
             pass
     pairs = [_decode(line) for line in lines]
     return [text for text, _ in pairs], any(bad for _, bad in pairs)
-
-
-def _window_lines(data: bytes, start: int, want: int) -> list[bytes]:
-    """`want` lines from byte `start`, copying only about as much as they hold."""
-    span = _CHUNK
-    while True:
-        piece = data[start : start + span]
-        if piece.count(b"\n") >= want or start + span >= len(data):
-            return piece.split(b"\n", want)[:want]
-        span *= 4
 
 
 def escape_content(line: str) -> str:
@@ -157,10 +155,13 @@ def _context_start(data: bytes, start: int) -> int | None:
     for _ in range(_MAX_CONTEXT_LINES):
         if pos == 0:
             return 0
-        pos = data.rfind(b"\n", 0, pos - 1) + 1
+        pos = line_above(data, pos)
         if data[pos : pos + 1] not in _INDENTED_OR_BLANK:
             return pos
-    return pos if YAML_HINT.search(data, 0, pos) is None else None
+    head = data[:pos]
+    if head.find(b"\r") >= 0:  # YAML_HINT's `^` and `$` know only `\n` (and `\r\n`)
+        head = b"\n".join(split_lines(head))
+    return pos if YAML_HINT.search(head) is None else None
 
 
 def _fast_window(data: bytes, rel: str, offset: int, want: int) -> _Picked | None:
@@ -174,20 +175,19 @@ def _fast_window(data: bytes, rel: str, offset: int, want: int) -> _Picked | Non
         return None
     if looks_binary(data):
         raise binary_error(rel)
-    unterminated = 1 if data and not data.endswith(b"\n") else 0
+    unterminated = 1 if data and ends_open(data) else 0
     start = line_start(data, offset)
     if start is None:
-        return _Picked(data.count(b"\n") + unterminated, [], 0, 0, False, False)
-    total = offset - 1 + data.count(b"\n", start) + unterminated
+        return _Picked(count_breaks(data) + unterminated, [], 0, 0, False, False)
+    total = offset - 1 + count_breaks(data, start) + unterminated
     count = min(want, total - offset + 1)
-    chosen = _window_lines(data, start, count + 1)  # one line of context below
-    end = start + sum(len(line) + 1 for line in chosen)
+    chosen, end = lines_from(data, start, count + 1)  # one line of context below
     if BLOCK_HINT.search(data, 0, end) is not None:
         return None
     above = _context_start(data, start)
     if above is None:
         return None
-    before, _ = _decode_all(data[above:start].split(b"\n")[:-1])
+    before, _ = _decode_all(split_lines(data[above:start])[:-1])
     texts, replaced = _decode_all(chosen[:count])
     after, _ = _decode_all(chosen[count:])
     return _Picked(total, before + texts + after, len(before), count, replaced, whole=False)
@@ -242,7 +242,7 @@ def hit_lines(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, str], dict
         return _hits_in_whole(data, wanted)
     if looks_binary(data):
         raise binary_error("file")
-    raw = data.split(b"\n")
+    raw = split_lines(data)
     if raw and raw[-1] == b"":
         raw.pop()
     found: dict[int, str] = {}
