@@ -49,6 +49,8 @@ READ_PATH_SUITES=(
     tests/unit/test_redteam_ignore_globs.py
     tests/unit/test_redteam_scope_names.py
     tests/unit/test_references.py
+    tests/unit/test_names.py
+    tests/unit/test_line_endings.py
     tests/cli/test_tool_cli.py
 )
 echo "== pytest, read path with openat2 answering ENOSYS: ${READ_PATH_SUITES[*]##*/}"

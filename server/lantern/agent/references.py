@@ -5,7 +5,8 @@ The model is asked to cite code as `path:line` or
 final answer, in the spellings models actually use; `resolve_references`
 checks each one through the jail exactly as the tools do (`Workspace.targets`
 and `Workspace.open_checked`, docs/read-path.md checks 1–5), counts the file's
-lines with `workspace/lines.py` as read_file numbers them, and reports whether
+lines with `workspace/lines.py` as read_file numbers them (`\\r\\n`, `\\n` and a
+lone `\\r` each end a line, as in VS Code and LSP positions), and reports whether
 the lines exist (`verified`) and whether they were shown to the model in this
 conversation (`seen`, from the conversation's `SeenLines`). `check_references`
 does it on a worker thread for async callers.

@@ -33,6 +33,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 _EOL = re.compile(rb"\r\n?|\n")  # a line end; matched where it starts, so linear
+_LONE_CR = re.compile(rb"\r(?!\n)")  # one C scan: cheaper than counting CRLFs
 _CR, _LF = 13, 10
 
 
@@ -93,8 +94,8 @@ def ends_open(data: bytes) -> bool:
 
 def _lone_crs(data: bytes, start: int, end: int) -> int:
     """CRs in `data[start:end]` not followed by `\\n` there (a memchr when there is none)."""
-    if data.find(b"\r", start, end) < 0:
-        return 0
+    if data.find(b"\r", start, end) < 0 or _LONE_CR.search(data, start, end) is None:
+        return 0  # no CR, or CRLFs only
     return data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
 
 
@@ -138,7 +139,7 @@ def line_start(data: bytes, number: int, pos: int = 0, *, lone_cr: bool = True) 
         if found >= left:  # the wanted line end is in this chunk: what follows it
             if not lone:  # every line end here is, or ends with, a `\\n`
                 return end - len(data[pos:end].split(b"\n", left)[-1])
-            if end - pos <= _SMALL:
+            if step == _SMALL:  # (one byte more where `_cut` kept a CRLF whole)
                 return end - len(_EOL.split(data[pos:end], left)[-1])
             step = _SMALL  # the regex only ever splits a small piece
             continue
