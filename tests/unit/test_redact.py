@@ -270,4 +270,4 @@ def test_adversarial_megabyte_line_is_linear(shape: str) -> None:
     text = _ADVERSARIAL[shape]
     start = time.thread_time()  # CPU time: other processes on a busy machine do not count
     redact(text)
-    assert time.thread_time() - start < 1.0, shape
+    assert time.thread_time() - start < 10.0, shape  # ~0.5 s linear; quadratic is minutes

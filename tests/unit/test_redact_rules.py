@@ -77,7 +77,7 @@ def test_an_adversarial_shape_stays_linear(shape: str) -> None:
     text = _SHAPES[shape]
     started = time.thread_time()  # CPU time: other processes on a busy machine do not count
     result = redact(text)
-    assert time.thread_time() - started < 5.0, shape
+    assert time.thread_time() - started < 30.0, shape  # ~2 s linear; quadratic is minutes
     assert result.text.count("\n") == text.count("\n")
 
 

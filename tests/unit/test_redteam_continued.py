@@ -73,7 +73,7 @@ def test_many_openers_stay_linear() -> None:
     text = ("api_key = (\n" + f'    "{SECRET}"\n' * 7) * 20_000
     started = time.thread_time()  # CPU time: other processes on a busy machine do not count
     result = redact(text)
-    assert time.thread_time() - started < 5.0
+    assert time.thread_time() - started < 40.0  # ~3 s linear; quadratic is hours
     assert result.text.count("\n") == text.count("\n")
 
 
