@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from lantern.agent import provider_errors as pe
 from lantern.agent.failure import Fix, ModelError
+from lantern.escaping import escape_line
 
 Server = Literal["ollama", "llama.cpp", "vllm", "tgi", "lmstudio", "openai", "azure", "other"]
 
@@ -100,8 +101,11 @@ def redirect_target(base_url: str, location: str) -> str | None:
             path = path[: -len(tail)]
     if not target.path:
         path = base.path
-    return urlunsplit(
-        (target.scheme or base.scheme, target.netloc or base.netloc, path, base.query, "")
+    # The Location header is the server's text: escaped, as everything from outside.
+    return escape_line(
+        urlunsplit(
+            (target.scheme or base.scheme, target.netloc or base.netloc, path, base.query, "")
+        )
     )
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx2
 
 from lantern.agent.failure import Fix, ModelError
+from lantern.escaping import escape_line
 
 PROBE_TIMEOUT = 3.0
 _MAX_BODY = 1 << 20
@@ -60,7 +61,8 @@ def model_ids(data: Any) -> list[str] | None:
     for key, name in (("data", "id"), ("models", "name")):
         items = data.get(key)
         if isinstance(items, list):
-            return [str(m[name]) for m in items if isinstance(m, dict) and name in m]
+            # Names from the endpoint are outside text: escaped before anyone shows them.
+            return [escape_line(str(m[name])) for m in items if isinstance(m, dict) and name in m]
     return None
 
 

@@ -45,6 +45,14 @@ HOW_TO_CONFIGURE_SETTINGS = (
 )
 
 
+class _Refuse(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # the 3xx is then raised as an HTTPError
+
+
+_NO_REDIRECTS = urllib.request.build_opener(_Refuse)
+
+
 class EndpointError(Exception):
     """No usable model. `str()` says how to configure one in settings' words (for an
     editor); `cli` says it for the command line; `fixes` is the same as data."""
@@ -93,7 +101,8 @@ def list_models(
         request.add_header("Authorization", f"Bearer {api_key}")
     for name, value in (headers or {}).items():
         request.add_header(name, value)
-    with urllib.request.urlopen(request, timeout=timeout) as response:
+    # No redirect is followed: it would carry the key and the headers to another address.
+    with _NO_REDIRECTS.open(request, timeout=timeout) as response:
         models = model_ids(json.loads(response.read(1 << 20)))
     if models is None:
         raise ValueError("the answer is not a model list")
