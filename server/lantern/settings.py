@@ -83,9 +83,9 @@ _RESERVED_HEADERS = {"host", "content-length", "content-type", "transfer-encodin
 
 def kind(value: object) -> str:
     """`a string`, `a list`, …: what a value is, without showing it."""
-    return describe(value) if not isinstance(value, str | int | float) else "a " + (
-        "string" if isinstance(value, str) else "number"
-    )
+    if isinstance(value, str):
+        return "a string"
+    return "a number" if isinstance(value, int | float) else describe(value)
 
 
 def _headers(value: object) -> dict[str, str]:

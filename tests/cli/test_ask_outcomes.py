@@ -59,7 +59,7 @@ def test_max_output_tokens_follows_what_the_endpoint_takes(
     lantern.config("maxOutputTokens = 2048\n")
     refusal = (
         '{"error": {"message": "Unsupported parameter: \'max_tokens\' is not supported with '
-        "this model. Use 'max_completion_tokens' instead.\", \"type\": "
+        'this model. Use \'max_completion_tokens\' instead.", "type": '
         '"invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}'
     )
     fake.reject_if(lambda body: "max_tokens" in body, Turn(raw=refusal, raw_status=400))

@@ -40,6 +40,21 @@ def test_openrouter_402_names_the_output_limit_it_affords() -> None:
     assert not should_retry(402, "")
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "404 page not found",  # Ollama's gin router
+        '{"detail":"Not Found"}',  # FastAPI / Starlette
+        '{"error":"Unexpected endpoint or method. (POST /chat/completions)"}',  # LM Studio
+        '{"error": {"message": "Invalid URL (POST /chat/completions)", "type": '
+        '"invalid_request_error", "param": null, "code": null}}',  # OpenAI without /v1
+    ],
+)
+def test_a_missing_route_blames_the_url(words: str) -> None:
+    failed = error(404, words)
+    assert failed.kind == "not_found" and failed.fixes[0].setting == "baseUrl"
+
+
 def test_gemini_input_token_count_is_a_context_error() -> None:
     # Gemini's OpenAI-compatible endpoint: a JSON array of Google error objects.
     body = [

@@ -127,8 +127,9 @@ def status_error(
         target = redirect_target(where, location or "")
         return ModelError(
             "redirected",
-            f"{where} redirects ({status}) to {target or 'another address'}; Lantern does not "
-            "follow it, since a redirected request can arrive without its body",
+            f"{where} redirects ({status}) to {target or 'another address'}: use that address "
+            "(Lantern does not follow a redirect: it can turn the request into a GET without "
+            "its body)",
             status=status,
             fixes=(Fix("baseUrl", target, note="the address the endpoint redirects to"),)
             if target

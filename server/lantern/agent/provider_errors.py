@@ -66,10 +66,11 @@ _QUOTA = re.compile(
 # The route is not there (a base URL without /v1): Ollama's gin router "404 page not
 # found", FastAPI/Starlette {"detail":"Not Found"}, LM Studio "Unexpected endpoint or
 # method. (POST /chat/completions)", Express "Cannot POST /chat/completions",
-# llama.cpp "File Not Found".
+# llama.cpp "File Not Found", OpenAI "Invalid URL (POST /chat/completions)".
 _ROUTE_MISSING = re.compile(
     r"^(404:? )?(page )?not found\.?$|^404 page not found$|^file not found$"
-    r"|unexpected endpoint or method|^cannot post |^method not allowed$|no route|unknown url",
+    r"|unexpected endpoint or method|^cannot post |^method not allowed$|no route|unknown url"
+    r"|^invalid url \(",
     re.IGNORECASE,
 )
 
@@ -92,7 +93,10 @@ def describe(body: Any) -> str:
     A web page is reduced to its title and text."""
     if is_html(body):
         title, text = page_text(str(body))
-        return _line(text if not title or text.startswith(title) else f"{title}: {text}")
+        if title and text.startswith(title):  # nginx: the title again as the heading
+            rest = text[len(title) :].strip()
+            return _line(f"{title} ({rest})" if rest else title)
+        return _line(f"{title}: {text}" if title and text else title or text)
     words: list[str] = []
     _collect(body, words, depth=0)
     unique = list(dict.fromkeys(w.strip() for w in words if w and w.strip()))
