@@ -85,7 +85,8 @@ def kind(value: object) -> str:
     """`a string`, `a list`, …: what a value is, without showing it."""
     if isinstance(value, str):
         return "a string"
-    return "a number" if isinstance(value, int | float) else describe(value)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return "a number" if number else describe(value)
 
 
 def _headers(value: object) -> dict[str, str]:

@@ -22,7 +22,7 @@ from lantern.config import Settings
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"
 PROBE_TIMEOUT = 0.3
-LIST_TIMEOUT = 2.0
+LIST_TIMEOUT = 1.0  # only when no model is set: the models to choose from
 OPENAI = "https://api.openai.com/v1"
 
 # Printed by `lantern ask` as it is, line by line.
