@@ -1,8 +1,9 @@
 """`lantern ask`: one question, headless. Tool activity on stderr, the answer on stdout.
 
 Exit codes: 0 answered, 2 usage or configuration, 3 model or endpoint error,
-4 stopped by a limit (partial answer printed), 130 interrupted (Ctrl-C; the
-partial answer is printed too).
+4 stopped by a limit (partial answer printed; also an answer the model's output
+limit cut off), 5 the provider's content filter stopped the answer (what came
+before is printed), 130 interrupted (Ctrl-C; the partial answer is printed too).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from lantern.agent.loop import Agent, Limits
 from lantern.agent.model import ModelClient
 from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditLog
-from lantern.cli_output import EventPrinter, one_line, print_json, print_text
+from lantern.cli_output import EventPrinter, failure_lines, one_line, print_json, print_text, say
 from lantern.config import Settings
 from lantern.workspace.roots import Workspace
 
@@ -33,6 +34,8 @@ _EXIT_FOR = {
     "timeout": exit_codes.LIMIT,
     "error": exit_codes.MODEL,
     "cancelled": exit_codes.INTERRUPTED,
+    "truncated": exit_codes.LIMIT,
+    "filtered": exit_codes.FILTERED,
 }
 _CHOICES = {
     "a": Decision.ALLOW_ONCE,
@@ -109,10 +112,13 @@ def _load_conversation(path: Path | None, workspace: Workspace) -> Conversation:
     try:
         conv = Conversation.load(path)
     except (OSError, ValueError) as exc:
-        raise ConversationFileError(f"--conversation-file {path.name}: {exc}") from None
+        raise ConversationFileError(
+            f"--conversation-file {one_line(path.name)}: {one_line(str(exc))}"
+        ) from None
     if conv.workspace_key and conv.workspace_key != workspace.key:
         raise ConversationFileError(
-            f"--conversation-file {path.name} belongs to another workspace; use a new file"
+            f"--conversation-file {one_line(path.name)} belongs to another workspace; "
+            "use a new file"
         )
     return conv
 
@@ -130,16 +136,21 @@ async def run_ask(
     try:
         endpoint = resolve_endpoint(settings)
         conv = _load_conversation(conversation_file, workspace)
-    except (EndpointError, ConversationFileError) as exc:
-        print(f"lantern: {one_line(str(exc), 1000)}", file=sys.stderr)
+    except EndpointError as exc:
+        say(exc.cli)
+        return exit_codes.USAGE
+    except ConversationFileError as exc:
+        say(str(exc))
         return exit_codes.USAGE
     if endpoint.note:
-        print(f"lantern: {one_line(endpoint.note, 1000)}", file=sys.stderr)
+        say(endpoint.note)
     model = ModelClient(
         model=endpoint.model,
         base_url=endpoint.base_url,
         api_key=endpoint.api_key,
         request_timeout=settings.request_timeout_seconds,
+        headers=settings.headers,
+        max_output_tokens=settings.max_output_tokens,
     )
     agent = Agent(
         model=model,
@@ -165,15 +176,18 @@ async def run_ask(
         print_json(result)
     else:
         print_text(result)
-    if result.stop_reason != "done":
-        detail = result.error or {
-            "max_steps": f"stopped after {settings.max_steps} model calls (maxSteps)",
-            "budget": "stopped: the tool output budget (maxToolOutputBytes) is used up",
-            "timeout": f"stopped after {settings.question_timeout_seconds:g} s "
-            "(questionTimeoutSeconds)",
-            "cancelled": "interrupted",
-        }.get(result.stop_reason, result.stop_reason)
-        print(f"lantern: {one_line(detail, 1000)}", file=sys.stderr)
+    if result.detail is not None:
+        say("\n".join(failure_lines(result.to_dict()["detail"])))
+    elif result.stop_reason != "done":
+        say(
+            {
+                "max_steps": f"stopped after {settings.max_steps} model calls (maxSteps)",
+                "budget": "stopped: the tool output budget (maxToolOutputBytes) is used up",
+                "timeout": f"stopped after {settings.question_timeout_seconds:g} s "
+                "(questionTimeoutSeconds)",
+                "cancelled": "interrupted",
+            }.get(result.stop_reason, result.error or result.stop_reason)
+        )
     return _EXIT_FOR[result.stop_reason]
 
 

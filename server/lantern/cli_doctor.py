@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import subprocess
 import urllib.error
 from dataclasses import dataclass, field
@@ -61,7 +60,7 @@ def run_doctor(settings: Settings, *, probe: bool = False) -> int:
         "https://api.openai.com/v1" if settings.api_key else ollama_base_url(os.environ)
     )
     try:
-        models = list_models(base_url, settings.api_key)
+        models = list_models(base_url, settings.api_key, headers=settings.headers)
         listed = ", ".join(models[:10]) + (" …" if len(models) > 10 else "")
         print(f"Endpoint:     {base_url} reachable; models: {listed or '(none listed)'}")
         if settings.model and models and settings.model not in models:
@@ -114,8 +113,6 @@ PROBE_MESSAGES: list[dict[str, Any]] = [
 ]
 _PROBE_TIMEOUT_S = 60.0
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
-# Doctor takes none of `ask`'s flags: name the setting instead when a message cites one.
-_FLAG_SETTING = {"--base-url": "baseUrl", "--api-key": "apiKey", "--model": "model"}
 
 
 @dataclass
@@ -138,24 +135,33 @@ async def run_probe(settings: Settings) -> bool:
         endpoint = resolve_endpoint(settings, os.environ)
     except EndpointError as exc:
         # This text shows whole `lantern ask …` command lines: its flags belong there.
-        print("Probe:        not run — " + str(exc).replace("\n", "\n  "))
+        print("Probe:        not run — " + exc.cli.replace("\n", "\n  "))
         return False
     print(
         f"Probe:        one get_time round trip with model {endpoint.model!r} "
         f"at {endpoint.base_url or 'https://api.openai.com/v1'} (no workspace content)"
     )
+    from lantern.cli_doctor_address import check_address
+
+    base_url = endpoint.base_url or "https://api.openai.com/v1"
+    address = await check_address(base_url, endpoint.model, endpoint.api_key, settings.headers)
+    print("\n".join(address.lines))
     client = ModelClient(
         model=endpoint.model,
         base_url=endpoint.base_url,
         api_key=endpoint.api_key,
         request_timeout=min(settings.request_timeout_seconds, _PROBE_TIMEOUT_S),
         max_retries=0,
+        headers=settings.headers,
+        max_output_tokens=settings.max_output_tokens,
     )
     found = ProbeFindings()
     try:
         await _round_trip(client, found)
     except ModelError as exc:
-        print(f"  FAILED:         {_for_doctor(exc.message)}")
+        print(f"  FAILED:         {exc.headline}")
+        for fix in exc.fixes:  # in settings' words: doctor takes none of ask's flags
+            print(f"    fix:          {fix.editor_text()}")
         return False
     finally:
         found.stream_options = client.stream_options_accepted
@@ -175,7 +181,7 @@ async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:
     except ModelError as exc:
         if exc.kind != "tools_unsupported":
             raise
-        found.tools, found.provider_words = "unsupported", exc.message
+        found.tools, found.provider_words = "unsupported", exc.headline
         # The text protocol needs only plain chat: check that much works.
         reply = await client.complete(ChatTurn(messages))
         _note(found, reply)
@@ -242,7 +248,7 @@ def _print_findings(found: ProbeFindings, protocol: str) -> None:
         "auto switches to the text tool protocol",
         "not_called": "accepted, but the model answered without calling the tool → auto "
         "keeps native tool calls; a model trained for tool use will do better",
-        "unsupported": f"NOT supported: {_for_doctor(found.provider_words)} → toolProtocol "
+        "unsupported": f"NOT supported: {found.provider_words} → toolProtocol "
         "auto uses the text tool protocol",
     }[found.tools]
     print(f"  tools:          {tools}")
@@ -261,11 +267,3 @@ def _print_findings(found: ProbeFindings, protocol: str) -> None:
     print(f"  stream_options: {accepted[found.stream_options]}")
     answer = found.answer.replace("\n", " ")
     print(f"  answer:         {answer[:120] + ('…' if len(answer) > 120 else '') or '(empty)'}")
-
-
-def _for_doctor(message: str) -> str:
-    return re.sub(
-        r"--(base-url|api-key|model)\b",
-        lambda m: f"the {_FLAG_SETTING[m.group(0)]!r} setting",
-        message,
-    )

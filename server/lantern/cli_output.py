@@ -1,20 +1,34 @@
 """What `lantern ask` prints: tool activity and status on stderr, the answer on stdout.
 
-Everything printed here came, at least in part, from a model or a workspace,
-so it is data: one-line items (tool names, arguments, paths, messages) are
-escaped onto one line, and the answer has terminal control sequences removed
-(an OSC 52 sequence in an answer would write the user's clipboard). `--json`
-prints one JSON document that is always valid UTF-8 and leaves every string
-exactly as it was (escaped, never altered).
+Much printed here came, at least in part, from a model, a workspace or an
+endpoint, so it is data: one-line items (tool names, arguments, paths, a
+provider's words) are escaped onto one line, and the answer has terminal control
+sequences removed (an OSC 52 sequence in an answer would write the user's
+clipboard). Lantern's own messages keep their line breaks: a failure is its
+headline, then one line per fix, worded for the command line (flags and
+environment variables; `failure_lines`). `--json` prints one JSON document that
+is always valid UTF-8 and leaves every string exactly as it was (escaped, never
+altered).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any, TextIO
 
 from lantern.agent.loop import AskResult
 from lantern.escaping import cap, escape_line, for_terminal, json_text
+
+#: Settings `lantern ask` takes as flags: flag, placeholder, environment variable.
+_FLAGS: dict[str, tuple[str, str, str | None]] = {
+    "baseUrl": ("--base-url", "URL", "LANTERN_BASE_URL"),
+    "model": ("--model", "NAME", "LANTERN_MODEL"),
+    "apiKey": ("--api-key", "KEY", "LANTERN_API_KEY"),
+    "maxSteps": ("--max-steps", "N", None),
+    "toolProtocol": ("--tool-protocol", "auto|text", "LANTERN_TOOL_PROTOCOL"),
+}
+_CHOICES_SHOWN = 12
 
 Event = dict[str, Any]
 
@@ -25,6 +39,53 @@ _DIM, _RESET = "\x1b[2m", "\x1b[0m"
 def one_line(value: object, limit: int = ARG_CHARS) -> str:
     """A value from a model or the disk, escaped and bounded for one line of output."""
     return escape_line(cap(value if isinstance(value, str) else repr(value), limit))
+
+
+def say(text: str, err: TextIO | None = None) -> None:
+    """Lantern's own message on stderr, its lines kept: `lantern: ` before the first."""
+    print("lantern: " + for_terminal(text).rstrip("\n"), file=err or sys.stderr, flush=True)
+
+
+def _flag_value(value: object) -> str:
+    text = str(value)
+    return escape_line(json.dumps(text) if not text or any(c.isspace() for c in text) else text)
+
+
+def _toml_value(value: object) -> str:
+    return escape_line(json.dumps(value, ensure_ascii=False))
+
+
+def fix_text(fix: dict[str, Any]) -> str:
+    """One fix (the `fixes` items of a failure's data) as a command-line user applies it."""
+    setting, value, note = fix.get("setting"), fix.get("value"), fix.get("note", "")
+    if not setting:
+        return escape_line(str(note))
+    if setting in _FLAGS:
+        flag, placeholder, variable = _FLAGS[setting]
+        shown = _flag_value(value) if value is not None else placeholder
+        other = [f"{variable}" if variable else "", f"{setting} in config.toml"]
+        text = f"{flag} {shown} (or {', or '.join(o for o in other if o)})"
+    elif value is not None:
+        text = f"{setting} = {_toml_value(value)} in config.toml"
+    else:
+        text = f"change {setting} in config.toml"
+    choices = [escape_line(str(c)) for c in fix.get("choices") or ()]
+    if choices:
+        more = len(choices) - _CHOICES_SHOWN
+        listed = ", ".join(choices[:_CHOICES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+        text += f"; the endpoint has: {listed}"
+    return f"{text} — {escape_line(str(note))}" if note else text
+
+
+def failure_lines(detail: dict[str, Any]) -> list[str]:
+    """A failure's data as a person reads it: what happened and the provider's words on the
+    first line, then each fix on its own line (`fix:`, then `or:`)."""
+    headline = str(detail.get("summary") or detail.get("message") or "")
+    words = detail.get("providerMessage")
+    lines = [f"{headline}: {escape_line(str(words))}" if words else headline]
+    for number, fix in enumerate(detail.get("fixes") or ()):
+        lines.append(f"  {'fix' if number == 0 else ' or'}: {fix_text(fix)}")
+    return lines
 
 
 class EventPrinter:
@@ -80,6 +141,9 @@ class EventPrinter:
         elif status == "protocol" and message and "protocol" not in self._said:
             self._said.add("protocol")
             self._print(f"lantern: {one_line(message, 500)}")
+        elif status == "warning" and isinstance(event.get("detail"), dict):
+            lines = failure_lines(event["detail"])
+            self._print("\n".join([f"lantern: warning: {lines[0]}", *lines[1:]]))
 
 
 def token_counts(usage: dict[str, Any]) -> str:

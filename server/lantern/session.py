@@ -137,18 +137,23 @@ class Session:
         from lantern.agent.model import ModelClient
 
         endpoint = resolve_endpoint(self.settings, self.environ)
+        settings = self.settings
         key = (
             endpoint.model,
             endpoint.base_url,
             endpoint.api_key,
-            self.settings.request_timeout_seconds,
+            settings.request_timeout_seconds,
+            tuple(sorted(settings.headers.items())),
+            settings.max_output_tokens,
         )
         if key not in self._models:
             self._models[key] = ModelClient(
                 model=endpoint.model,
                 base_url=endpoint.base_url,
                 api_key=endpoint.api_key,
-                request_timeout=self.settings.request_timeout_seconds,
+                request_timeout=settings.request_timeout_seconds,
+                headers=settings.headers,
+                max_output_tokens=settings.max_output_tokens,
             )
         return self._models[key]
 

@@ -11,6 +11,7 @@ echoes the API key. Where the values come from, and which wins, is
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
@@ -75,6 +76,37 @@ def _url(value: object) -> str | None:
     return text
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: Headers the HTTP client sets itself: a setting must not change how the body is framed.
+_RESERVED_HEADERS = {"host", "content-length", "content-type", "transfer-encoding", "connection"}
+
+
+def kind(value: object) -> str:
+    """`a string`, `a list`, …: what a value is, without showing it."""
+    if isinstance(value, str):
+        return "a string"
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return "a number" if number else describe(value)
+
+
+def _headers(value: object) -> dict[str, str]:
+    """Extra HTTP headers for every model request, e.g. Azure's ``api-key``. Values may be
+    credentials: a message names the header, never its value."""
+    if not isinstance(value, Mapping):
+        # The value is not echoed: it may be a key put in the wrong place.
+        raise ValueError(f"must be an object of header names and values, got {kind(value)}")
+    headers: dict[str, str] = {}
+    for name, item in value.items():
+        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name.strip()):
+            raise ValueError(f"{describe(name)} is not a header name")
+        if name.strip().lower() in _RESERVED_HEADERS:
+            raise ValueError(f"header {name.strip()!r} is set by Lantern itself")
+        if not isinstance(item, str) or any(c in item for c in "\r\n\0"):
+            raise ValueError(f"header {name.strip()!r} must be a one-line string")
+        headers[name.strip()] = item.strip()
+    return headers
+
+
 def _globs(value: object) -> tuple[str, ...]:
     if not isinstance(value, list | tuple):
         single = "a single string " if isinstance(value, str) else ""
@@ -131,6 +163,8 @@ Url = Annotated[str | None, _checked(_url)]
 Globs = Annotated[tuple[str, ...], _checked(_globs)]
 Count = Annotated[int, Field(ge=1), _checked(_count)]
 Seconds = Annotated[float, Field(gt=0), _checked(_seconds)]
+OptionalCount = Annotated[int | None, _checked(_count)]
+Headers = Annotated[dict[str, str], _checked(_headers)]
 
 
 class _Section(BaseModel):
@@ -157,12 +191,15 @@ class Settings(_Section):
     request_timeout_seconds: Seconds = 120.0
     question_timeout_seconds: Seconds = 300.0
     tool_protocol: Annotated[ToolProtocol, _checked(_one_of(ToolProtocol))] = "auto"
+    max_output_tokens: OptionalCount = None
+    headers: Headers = Field(default={}, repr=False)
 
     def public_dict(self) -> dict[str, Any]:
         """The settings by name, safe to print or log: the API key masked."""
         data = self.model_dump(mode="json", by_alias=True)
         key = self.api_key
         data["apiKey"] = None if key is None else "…" if len(key) < 12 else f"{key[:3]}…{key[-4:]}"
+        data["headers"] = {name: "…" for name in self.headers}  # values may be keys
         return data
 
 

@@ -16,7 +16,8 @@ editor's per-project config), so from it the server takes only what narrows:
   own layers resolved to, never up;
 - ``approval.mode`` may go from ``workspace`` to ``ask``, never back;
 - everything else that widens what is read or where it goes (``baseUrl``,
-  ``model``, ``apiKey``, ``approval.allow``, ``toolProtocol``…) is ignored.
+  ``model``, ``apiKey``, ``headers`` (they route credentials),
+  ``maxOutputTokens``, ``approval.allow``, ``toolProtocol``…) is ignored.
 """
 
 from __future__ import annotations

@@ -121,12 +121,13 @@ def test_each_error_message_is_printed_once(fake: FakeOpenAI, lantern: Lantern) 
     assert all(line.count("broke off") == 1 for line in lines)
 
 
-def test_final_error_is_one_line_naming_the_status_once(fake: FakeOpenAI, lantern: Lantern) -> None:
+def test_final_error_names_the_status_once_then_the_fix(fake: FakeOpenAI, lantern: Lantern) -> None:
     # Gemini's error body is a JSON array; the SDK alone would say "Error code: 400".
     body = '[{"error": {"code": 400, "message": "Invalid JSON payload", "status": "BAD"}}]'
     fake.add_turns([Turn(raw=body, raw_status=400)])
     run = lantern.ask(Q, as_json=False)
     assert run.rc == 3
-    (line,) = run.stderr.splitlines()
+    line, fix = run.stderr.splitlines()
     assert line.startswith("lantern: ") and "Invalid JSON payload" in line
-    assert len(re.findall(r"\b400\b", line)) == 1 and "Error code" not in line
+    assert len(re.findall(r"\b400\b", run.stderr)) == 1 and "Error code" not in line
+    assert fix.startswith("  fix: check the model name")

@@ -576,6 +576,13 @@ class _Handler(BaseHTTPRequestHandler):
             )
         )
         route = urlsplit(self.path).path.rstrip("/")
+        if fake.ollama_native and route.startswith("/api/"):
+            self._ollama(route, body)
+            return
+        if fake.off_route is not None and not (route.startswith("/v1/") or route == "/v1"):
+            # A server that serves only /v1/…: its own answer for any other path.
+            self._replay(fake.off_route)
+            return
         if route.startswith("/v1/") or route == "/v1":
             route = route[3:]
         if self.command == "GET" and route == "/models":
@@ -596,7 +603,8 @@ class _Handler(BaseHTTPRequestHandler):
                         "model_not_found",
                     ),
                 )
-        elif self.command == "POST" and route == _CHAT_ROUTE:
+        elif self.command == "POST" and route.endswith(_CHAT_ROUTE):
+            # Any prefix: Azure's /openai/deployments/NAME/chat/completions, /openai/v1/…
             self._chat(body)
         else:
             self._send_json(
@@ -607,6 +615,29 @@ class _Handler(BaseHTTPRequestHandler):
                     "unknown_url",
                 ),
             )
+
+    def _ollama(self, route: str, body: Any) -> None:
+        """Ollama's native API, as far as Lantern asks it: the model list and one model's
+        details (ollama `api/types.go`: ListResponse, ShowResponse)."""
+        fake = self._srv.fake
+        if self.command == "GET" and route == "/api/tags":
+            models = [
+                {"name": m, "model": m, "modified_at": "2025-01-01T00:00:00Z", "size": 1}
+                for m in fake.models
+            ]
+            self._send_json(200, {"models": models})
+        elif self.command == "POST" and route == "/api/show" and isinstance(body, dict):
+            if body.get("model") in fake.models and fake.ollama_show is not None:
+                self._send_json(200, fake.ollama_show)
+            else:
+                self._send_json(404, {"error": f"model '{body.get('model')}' not found"})
+        else:
+            self.send_response(404)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "18")
+            self.end_headers()
+            self.wfile.write(b"404 page not found")
+            self.wfile.flush()
 
     def _chat(self, body: Any) -> None:
         fake = self._srv.fake
@@ -889,6 +920,13 @@ class FakeOpenAI:
         record_path: str | os.PathLike[str] | None = None,
     ) -> None:
         self.models: list[str] = list(models)
+        self.off_route: Turn | None = None
+        """A raw turn answered to every request outside ``/v1/`` (a base URL without /v1
+        reaching a server that serves only /v1), without using a scripted turn."""
+        self.ollama_native = False
+        """Also serve Ollama's ``GET /api/tags`` (the models) and ``POST /api/show``."""
+        self.ollama_show: dict[str, Any] | None = None
+        """What ``/api/show`` answers for a listed model (None: 404)."""
         self.reject_stream_options = reject_stream_options
         self.reject_tools = reject_tools
         self.rejections: list[tuple[Callable[[dict[str, Any]], bool], Turn]] = []

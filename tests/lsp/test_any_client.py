@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from lsprotocol.converters import get_converter
 
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.lsp.conftest import StartServer, all_text, read_call
 
 LINE_2 = "    return 'naïve café → 😀'  # ünïcödé"  # 2-, 3- and 4-byte UTF-8 characters
@@ -105,6 +105,30 @@ async def test_a_model_error_has_a_code_too(
     result = await ls.ask("Anything?")
     assert result["stopReason"] == "error"
     assert result["errorCode"] == "model_auth"
+    assert result["detail"]["fixes"][0]["setting"] == "apiKey"
+
+
+async def test_a_wrong_url_comes_with_the_setting_to_change(
+    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+) -> None:
+    # A base URL without /v1 reaching Ollama: its router's "404 page not found".
+    fake.off_route = Turn(raw="404 page not found", raw_status=404, raw_content_type="text/plain")
+    root = f"http://127.0.0.1:{fake.port}"
+    ls = await start_server([workspace], {"baseUrl": root})
+    result = await ls.ask("Anything?")
+    assert result["errorCode"] == "model_wrong_url"
+    detail = result["detail"]
+    assert detail["fixes"][0] == {
+        "setting": "baseUrl",
+        "value": f"{root}/v1",
+        "note": "the API answers there",
+    }
+    assert detail["providerMessage"] == "404 page not found" and detail["status"] == 404
+    # What an editor shows names the setting, never a command-line flag.
+    assert f"set `baseUrl` to {root}/v1" in result["error"]
+    for flag in ("--base-url", "--model", "LANTERN_", "lantern doctor"):
+        assert flag not in result["error"]
+    assert len(fake.chat_requests()) == 1
 
 
 SURROGATE = "\ud800"

@@ -366,7 +366,8 @@ async def test_model_error_keeps_the_partial_answer(model: ScriptedModel, ws: Wo
     result = await agent(model, ws).ask("q", Conversation(), events.append)
     assert result.stop_reason == "error"
     assert result.error_kind == "auth" and result.error == refused
-    assert events[-1] == {"kind": "status", "status": "error", "message": refused}
+    assert events[-1]["status"] == "error" and events[-1]["message"] == refused
+    assert events[-1]["detail"]["code"] == "model_auth"
     assert result.answer == "I will read util."
     assert [c.status for c in result.tool_calls] == ["done"]
 

@@ -84,7 +84,32 @@ def test_public_dict_shape() -> None:
         "requestTimeoutSeconds": 120.0,
         "questionTimeoutSeconds": 300.0,
         "toolProtocol": "auto",
+        "maxOutputTokens": None,
+        "headers": {},
     }
+
+
+def test_headers_are_checked_and_never_shown() -> None:
+    secret = "azure-secret-key-123456"
+    settings = load_settings(cli={"headers": {"api-key": secret}}, environ={})
+    assert settings.headers == {"api-key": secret}
+    assert settings.public_dict()["headers"] == {"api-key": "…"}
+    assert secret not in repr(settings)
+    for bad, words in (
+        ({"api-key": f"{secret}\nX-Evil: 1"}, "one-line string"),
+        ({"Content-Length": "1"}, "set by Lantern itself"),
+        ({"bad name": "x"}, "not a header name"),
+        (secret, "must be an object"),
+    ):
+        with pytest.raises(SettingsError) as caught:
+            load_settings(cli={"headers": bad}, environ={})
+        assert words in str(caught.value) and secret not in str(caught.value)
+
+
+def test_max_output_tokens_is_a_count() -> None:
+    assert load_settings(cli={"maxOutputTokens": 4096}, environ={}).max_output_tokens == 4096
+    with pytest.raises(SettingsError, match="integer ≥ 1"):
+        load_settings(cli={"maxOutputTokens": 0}, environ={})
 
 
 # --------------------------------------------------------------------------- precedence

@@ -230,9 +230,9 @@ async def test_hang_before_first_byte_times_out(fake: FakeOpenAI, make: MakeClie
 @pytest.mark.parametrize(
     ("turn", "kind", "words"),
     [
-        (Turn(status=401), "auth", ["API key", "401", "--api-key"]),
+        (Turn(status=401), "auth", ["API key", "401", "`apiKey`"]),
         (Turn(status=403), "auth", ["API key", "403"]),
-        (Turn(status=404), "not_found", ["'fake-model'", "404", "--model"]),
+        (Turn(status=404), "not_found", ["'fake-model'", "404", "`model`"]),
         (
             Turn(status=429, headers={"Retry-After": "7"}),
             "rate_limited",
@@ -258,6 +258,7 @@ async def test_status_errors_are_actionable(
     assert caught.value.kind == kind
     for word in words:
         assert word in caught.value.message
+    assert "--" not in caught.value.message  # an editor shows it: settings, never flags
     assert len(fake.chat_requests()) == 1
 
 

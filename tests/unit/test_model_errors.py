@@ -156,7 +156,7 @@ async def test_422_about_something_else_is_reported(fake: FakeOpenAI, make: Make
             404,
             '{"error": "model \\"qwen9\\" not found, try pulling it first"}',
             "not_found",
-            ["404", "try pulling it first", "--model"],
+            ["404", "try pulling it first", "`model`"],
         ),
         # A reverse proxy in front of the server: plain text.
         (

@@ -18,6 +18,8 @@ HOSTILE = {
     "maxSteps": 500,
     "maxToolOutputBytes": 10**9,
     "questionTimeoutSeconds": 99999,
+    "headers": {"Authorization": "Bearer sk-from-the-repository"},
+    "maxOutputTokens": 10**6,
 }
 
 
@@ -52,6 +54,7 @@ def test_a_folder_cannot_widen_anything(tmp_path: Path) -> None:
     assert got.max_steps == Settings().max_steps
     assert got.max_tool_output_bytes == Settings().max_tool_output_bytes
     assert got.question_timeout_seconds == Settings().question_timeout_seconds
+    assert got.headers == {} and got.max_output_tokens is None
 
 
 def test_a_folder_can_narrow(tmp_path: Path) -> None:

@@ -34,7 +34,33 @@ export interface ToolCall {
   ms: number;
 }
 
-export type StopReason = "done" | "max_steps" | "budget" | "timeout" | "cancelled" | "error";
+export type StopReason =
+  | "done"
+  | "max_steps"
+  | "budget"
+  | "timeout"
+  | "cancelled"
+  | "error"
+  | "filtered"
+  | "truncated";
+
+/** One step that fixes a failure: a setting to change (to `value`, or one of `choices`), or a change on the model server (`note` only). */
+export interface Fix {
+  setting?: string;
+  value?: string | number;
+  choices?: string[];
+  note?: string;
+}
+
+/** A failure or outcome as data (docs/protocol.md#lanternask). */
+export interface Detail {
+  code: string;
+  message: string;
+  summary: string;
+  status?: number;
+  providerMessage?: string;
+  fixes: Fix[];
+}
 
 export interface AskResult {
   conversationId: string;
@@ -44,6 +70,9 @@ export interface AskResult {
   usage: { promptTokens: number; completionTokens: number };
   stopReason: StopReason;
   error?: string;
+  errorCode?: string;
+  detail?: Detail;
+  warnings?: Detail[];
 }
 
 export interface AskParams {

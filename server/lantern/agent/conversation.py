@@ -142,6 +142,7 @@ class Conversation:
     answered: dict[str, str] = field(default_factory=dict)  # call key -> call id
     workspace_key: str = ""
     tool_protocol: UsedProtocol = "native"  # "text" once `auto` switched this conversation
+    warned_cut: bool = False  # the user was told the endpoint cut the prompt (once)
 
     def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
         """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
@@ -188,6 +189,7 @@ class Conversation:
             "seen": self.seen.to_json(),
             "answered": self.answered,
             "toolProtocol": self.tool_protocol,
+            "warnedCut": self.warned_cut,
         }
 
     @classmethod
@@ -201,6 +203,7 @@ class Conversation:
             answered=dict(data.get("answered") or {}),
             workspace_key=str(data.get("workspace") or ""),
             tool_protocol="text" if data.get("toolProtocol") == "text" else "native",
+            warned_cut=data.get("warnedCut") is True,
         )
 
     def save(self, path: Path) -> None:

@@ -14,12 +14,18 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from lantern.agent.diagnose import model_ids, with_path
+from lantern.agent.failure import Fix, shown
 from lantern.config import Settings
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"
 PROBE_TIMEOUT = 0.3
+LIST_TIMEOUT = 1.0  # only when no model is set: the models to choose from
+OPENAI = "https://api.openai.com/v1"
 
+# Printed by `lantern ask` as it is, line by line.
 HOW_TO_CONFIGURE = """\
 no model is configured. Point Lantern at an OpenAI-compatible endpoint:
   OpenAI:  LANTERN_API_KEY=sk-… lantern ask "…" --model gpt-4o-mini
@@ -29,9 +35,42 @@ no model is configured. Point Lantern at an OpenAI-compatible endpoint:
 The same settings can live in config.toml (`lantern doctor` shows where)
 or in LANTERN_MODEL / LANTERN_BASE_URL / LANTERN_API_KEY."""
 
+# Shown in an editor: settings, never command-line flags.
+HOW_TO_CONFIGURE_SETTINGS = (
+    "No model is configured. Set `model` (e.g. gpt-4o-mini, with your OpenAI API key: "
+    "`apiKey`, in VS Code Lantern: Set API Key), and `baseUrl` for any other "
+    "OpenAI-compatible server (Ollama http://localhost:11434/v1, vLLM, llama.cpp, "
+    "LM Studio). Or run Ollama on this machine with a model pulled (ollama pull "
+    "qwen2.5-coder): Lantern then finds it by itself."
+)
+
+
+class _Refuse(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # the 3xx is then raised as an HTTPError
+
+
+_NO_REDIRECTS = urllib.request.build_opener(_Refuse)
+
 
 class EndpointError(Exception):
-    """No usable model; the message says how to configure one."""
+    """No usable model. `str()` says how to configure one in settings' words (for an
+    editor); `cli` says it for the command line; `fixes` is the same as data."""
+
+    code = "no_model"
+
+    def __init__(self, message: str, *, cli: str | None = None, fixes: tuple[Fix, ...] = ()):
+        super().__init__(message)
+        self.cli = cli or message
+        self.fixes = fixes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": str(self),
+            "summary": str(self),
+            "fixes": [f.to_dict() for f in self.fixes],
+        }
 
 
 @dataclass(frozen=True)
@@ -49,14 +88,25 @@ def ollama_base_url(environ: Mapping[str, str]) -> str:
     return host.rstrip("/") + "/v1"
 
 
-def list_models(base_url: str, api_key: str | None = None, timeout: float = 3.0) -> list[str]:
-    """GET {base_url}/models; raises OSError/ValueError when the endpoint does not answer."""
-    request = urllib.request.Request(base_url.rstrip("/") + "/models")
+def list_models(
+    base_url: str,
+    api_key: str | None = None,
+    timeout: float = 3.0,
+    headers: Mapping[str, str] | None = None,
+) -> list[str]:
+    """GET {base_url}/models (its query kept); raises OSError/ValueError when the endpoint
+    does not answer with a model list."""
+    request = urllib.request.Request(with_path(base_url, "/models"))
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        data = json.loads(response.read(1 << 20))
-    return [str(m["id"]) for m in data.get("data", []) if isinstance(m, dict) and "id" in m]
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    # No redirect is followed: it would carry the key and the headers to another address.
+    with _NO_REDIRECTS.open(request, timeout=timeout) as response:
+        models = model_ids(json.loads(response.read(1 << 20)))
+    if models is None:
+        raise ValueError("the answer is not a model list")
+    return models
 
 
 def resolve_endpoint(settings: Settings, environ: Mapping[str, str] | None = None) -> Endpoint:
@@ -64,18 +114,32 @@ def resolve_endpoint(settings: Settings, environ: Mapping[str, str] | None = Non
     if settings.model:
         return Endpoint(settings.model, settings.base_url, settings.api_key)
     if settings.base_url or settings.api_key:
+        try:
+            offered = tuple(
+                list_models(settings.base_url or OPENAI, settings.api_key, timeout=LIST_TIMEOUT)
+            )
+        except (OSError, ValueError, urllib.error.URLError):
+            offered = ()
+        has = f"; the endpoint has: {shown(offered)}" if offered else ""
         raise EndpointError(
-            "no model is set; name one with --model, LANTERN_MODEL or `model` in config.toml "
-            "(`lantern doctor` lists the models your endpoint offers)"
+            f"no model is set: set `model` to one your endpoint offers{has}",
+            cli="no model is set; name one with --model, LANTERN_MODEL or `model` in "
+            f"config.toml{has or ' (`lantern doctor` lists the models your endpoint offers)'}",
+            fixes=(Fix("model", choices=offered),),
         )
     base_url = ollama_base_url(env)
     try:
         models = list_models(base_url, timeout=PROBE_TIMEOUT)
     except (OSError, ValueError, urllib.error.URLError):
-        raise EndpointError(HOW_TO_CONFIGURE) from None
+        raise EndpointError(
+            HOW_TO_CONFIGURE_SETTINGS,
+            cli=HOW_TO_CONFIGURE,
+            fixes=(Fix("model"), Fix("baseUrl", note="for a server other than OpenAI")),
+        ) from None
     if not models:
         raise EndpointError(
-            "Ollama is running but has no models; `ollama pull qwen2.5-coder` and try again"
+            "Ollama is running but has no models; `ollama pull qwen2.5-coder` and try again",
+            fixes=(Fix(note="ollama pull qwen2.5-coder"),),
         )
     return Endpoint(
         models[0],

@@ -23,9 +23,11 @@ from typing import Any
 from lantern.agent import text_protocol
 from lantern.agent.conversation import Conversation, estimate_tokens
 from lantern.agent.message_order import with_notes
+from lantern.agent.outcomes import cut_short
 from lantern.agent.prompts import system_prompt_async
-from lantern.agent.references import Reference, check_references
-from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, Usage
+from lantern.agent.references import check_references
+from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply
+from lantern.agent.result import AskResult, detail_json, usage_json
 from lantern.agent.tool_round import (
     Event,
     EventSink,
@@ -87,41 +89,6 @@ def _prose(content: str) -> str:
     return text_protocol.strip_markup(content) if text_protocol.has_markup(content) else content
 
 
-def _usage_json(usage: Usage) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "promptTokens": usage.prompt_tokens,
-        "completionTokens": usage.completion_tokens,
-    }
-    if usage.estimated:
-        data["estimated"] = True
-    return data
-
-
-@dataclass
-class AskResult:
-    conversation_id: str
-    answer: str
-    references: list[Reference]
-    tool_calls: list[ToolCallRecord]
-    usage: Usage
-    stop_reason: StopReason
-    error: str | None = None
-    error_kind: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "conversationId": self.conversation_id,
-            "answer": self.answer,
-            "references": [r.to_dict() for r in self.references],
-            "toolCalls": [c.to_dict() for c in self.tool_calls],
-            "usage": _usage_json(self.usage),
-            "stopReason": self.stop_reason,
-        }
-        if self.error:
-            data["error"] = self.error
-        return data
-
-
 class Agent:
     def __init__(
         self,
@@ -174,7 +141,12 @@ class Agent:
             # (strict providers) or after another user message (strictly alternating templates).
             closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
             conv.messages.append({"role": "assistant", "content": closing})
-        run.emit({"kind": "status", "status": stop, "message": error.message if error else None})
+        detail = error or (run.outcome if stop in ("filtered", "truncated") else None)
+        final: Event = {"kind": "status", "status": stop, "message": None}
+        if detail is not None:
+            outcome = None if stop == "error" else stop
+            final |= {"message": detail.message, "detail": detail_json(detail, outcome)}
+        run.emit(final)
         return AskResult(
             conversation_id=conv.id,
             answer=answer,
@@ -184,6 +156,8 @@ class Agent:
             stop_reason=stop,
             error=error.message if error else None,
             error_kind=error.kind if error else None,
+            detail=detail,
+            warnings=run.warnings,
         )
 
     def _uses_text(self, conv: Conversation) -> bool:
@@ -233,6 +207,9 @@ class Agent:
                 run.notes = pending
                 step -= 1  # the rejected request did not count as a step
                 continue
+            if reply.finish_reason == "content_filter":
+                run.outcome = reply.outcome or cut_short("content_filter")
+                return _prose(reply.content), "filtered"
             markup = not reply.tool_calls and text_protocol.has_markup(reply.content)
             if markup and not text and final is None:
                 if self.limits.tool_protocol != "auto":
@@ -256,6 +233,10 @@ class Agent:
                 run.empty_retried = False  # progress: a later empty reply gets its own nudge
                 continue
             answer = text_protocol.strip_markup(reply.content) if markup else reply.content
+            if reply.finish_reason == "length":  # the answer was cut off mid-way
+                run.outcome = reply.outcome or cut_short("length")
+                conv.messages.append({"role": "assistant", "content": answer or "…", **reply.extra})
+                return answer, "truncated"
             if not answer.strip():
                 if markup and final is not None:
                     break  # calls at the last step are not run; nothing else was said
@@ -345,6 +326,17 @@ class Agent:
             )
             reply = await self.model.complete(turn)
             run.streaming.clear()
+            if reply.warning is not None and not run.conv.warned_cut:
+                run.conv.warned_cut = True  # once per conversation
+                run.warnings.append(reply.warning)
+                run.emit(
+                    {
+                        "kind": "status",
+                        "status": "warning",
+                        "message": reply.warning.message,
+                        "detail": detail_json(reply.warning, "prompt_truncated"),
+                    }
+                )
             return reply
         except ModelError as exc:
             outcome = f"error:{exc.kind}"
@@ -356,7 +348,7 @@ class Agent:
             usage = reply.usage if reply else None
             run.usage.add(usage)
             if usage is not None:
-                run.emit({"kind": "usage", **_usage_json(run.usage)})
+                run.emit({"kind": "usage", **usage_json(run.usage)})
             if self.audit is not None:
                 self.audit.model_request(
                     conversation=run.conv.id,

@@ -15,16 +15,27 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import httpx2
 import openai
-from openai._streaming import ServerSentEvent, SSEDecoder
 
 from lantern.agent import provider_errors
-from lantern.agent.reply import ChatTurn, ErrorKind, ModelError, Reply, ToolCall, Usage
-from lantern.agent.stream import ReplyAssembler, stream_error, whole_reply_chunks
+from lantern.agent.classify import context_fixes, guess_server, status_error, stream_error
+from lantern.agent.diagnose import Prober, diagnose
+from lantern.agent.http import (
+    build_client,
+    content_type,
+    read_body,
+    read_json,
+    request_headers,
+    said_done,
+    split_base_url,
+)
+from lantern.agent.outcomes import cut_short
+from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
+from lantern.agent.stream import ReplyAssembler, whole_reply_chunks
 from lantern.escaping import replace_surrogates
 
 __all__ = ["ErrorKind", "ModelClient", "ModelError", "Reply", "ToolCall", "Usage"]
@@ -36,61 +47,9 @@ log = logging.getLogger(__name__)
 # Not coder/instruct variants: those never think, and their answers should stream at once.
 _REASONING_MODELS = re.compile(r"deepseek-r1|(^|[-_:/])r1([-_:.]|$)|qwq|qwen3|think|reason", re.I)
 _NON_REASONING = re.compile(r"coder|instruct", re.I)
-
-
-class _ErrorFieldDecoder(SSEDecoder):
-    """Reads llama.cpp's `error: {...}` SSE line as an error event.
-
-    Some llama.cpp builds write a failure after the 200 header (the prompt
-    exceeding the context size) as an `error:` field, which SSE readers
-    ignore; the provider's words would be lost and the doomed request sent
-    again. It is turned into the `data: {"error": ...}` form the SDK raises.
-
-    Likewise a server that names the event (`event: error`) and sends the error
-    object bare in its `data:` line: the SDK would read it as a chunk and drop it.
-    """
-
-    _in_error_event = False
-    done = False  # `data: [DONE]` was read: the server says the reply is complete
-
-    def decode(self, line: str) -> ServerSentEvent | None:
-        if not line:
-            self._in_error_event = False
-        elif line.startswith("data:") and line[5:].strip() == "[DONE]":
-            self.done = True
-        elif line.startswith("event:"):
-            self._in_error_event = line[len("event:") :].strip() == "error"
-        elif line.startswith("error:") or (self._in_error_event and line.startswith("data:")):
-            value = line.partition(":")[2].strip()
-            try:
-                error: Any = json.loads(value)
-            except ValueError:
-                error = value
-            error = error.get("error", error) if isinstance(error, dict) else error
-            line = "data: " + json.dumps({"error": error or "the server reported an error"})
-        return super().decode(line)
-
-
-class _OpenAI(openai.AsyncOpenAI):
-    def _make_sse_decoder(self) -> SSEDecoder:
-        return _ErrorFieldDecoder()
-
-
-async def _mark_final_errors(response: httpx2.Response) -> None:
-    """Tell the SDK not to retry a 5xx that says the server takes no tools.
-
-    llama.cpp without --jinja answers 500 "tools param requires --jinja flag": the
-    same request would fail the same way, and the text-protocol fallback would wait
-    out the SDK's retries and back-off first.
-    """
-    if response.status_code < 500 or "x-should-retry" in response.headers:
-        return
-    try:
-        body = (await response.aread())[:20_000].decode("utf-8", errors="replace")
-    except httpx2.HTTPError:
-        return
-    if provider_errors.is_tools_unsupported(body):
-        response.headers["x-should-retry"] = "false"
+# No server's context window is smaller (Ollama's oldest default): a prompt below it
+# cannot have been cut, whatever the endpoint counts.
+_SMALLEST_WINDOW = 2048
 
 
 def estimate_tokens(text: str) -> int:
@@ -108,22 +67,29 @@ class ModelClient:
         request_timeout: float = 120.0,
         max_retries: int = 2,
         stall_timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_output_tokens: int | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url or "https://api.openai.com/v1"
         self.request_timeout = request_timeout
         # A stream that sends nothing for this long is treated as stalled.
         self.stall_timeout = stall_timeout or min(request_timeout, 60.0)
-        self._client = _OpenAI(
-            base_url=self.base_url,
-            # Local servers (Ollama, llama.cpp) need no key, but the SDK wants a string.
-            api_key=api_key or "not-needed",
-            timeout=openai.Timeout(request_timeout, connect=min(10.0, request_timeout)),
-            max_retries=max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(
-                event_hooks={"response": [_mark_final_errors]}
-            ),
+        self.max_output_tokens = max_output_tokens
+        self.server = guess_server(self.base_url)
+        # OpenAI's reasoning models refuse `max_tokens`; most other servers know only it.
+        self._token_param = (
+            "max_completion_tokens" if self.server in ("openai", "azure") else "max_tokens"
         )
+        self._client = build_client(
+            base_url=self.base_url,
+            api_key=api_key,
+            headers=headers or {},
+            timeout=request_timeout,
+            max_retries=max_retries,
+        )
+        self._prober = Prober(api_key, headers or {})
+        self._extra_headers = request_headers(api_key, headers or {})
         self._usage_option = True
         self._dropped_fields: set[str] = set()
         self._hold_leading = bool(
@@ -134,6 +100,11 @@ class ModelClient:
     def stream_options_accepted(self) -> bool:
         """False once the endpoint refused `stream_options` (usage is then estimated)."""
         return self._usage_option
+
+    @property
+    def where(self) -> str:
+        """The base URL as messages show it: without its query (which may carry a key)."""
+        return split_base_url(self.base_url)[0]
 
     async def close(self) -> None:
         await self._client.close()
@@ -156,9 +127,22 @@ class ModelClient:
         except TimeoutError:
             raise ModelError(
                 "timeout",
-                f"the model did not finish within {self.request_timeout:g} s "
-                "(requestTimeoutSeconds)",
+                f"the model did not finish within {self.request_timeout:g} s",
+                fixes=(Fix("requestTimeoutSeconds", note="a slow or busy server may need more"),),
             ) from None
+        except ModelError as exc:
+            raise await self._explain(exc) from None
+
+    async def _explain(self, exc: ModelError) -> ModelError:
+        """What only this endpoint can add: its context knob, the URL that answers, its models."""
+        if exc.kind == "context_length":
+            server = guess_server(self.base_url, exc.words)
+            known = {f.note for f in exc.fixes}
+            extra = [f for f in context_fixes(server) if f.note not in known]
+            return exc.with_fixes(*extra) if extra else exc
+        if exc.kind == "not_found":
+            return await diagnose(exc, self.base_url, self.model, self._prober)
+        return exc
 
     async def _create(self, request: ChatTurn) -> Any:
         kwargs: dict[str, Any] = {
@@ -169,18 +153,27 @@ class ModelClient:
             ),
             "stream": True,
         }
+        if self._extra_headers:
+            kwargs["extra_headers"] = self._extra_headers
         if request.tools:
             kwargs["tools"] = list(request.tools)
             if request.tool_choice is not None:
                 kwargs["tool_choice"] = request.tool_choice
         if self._usage_option:
             kwargs["stream_options"] = {"include_usage": True}
+        if self.max_output_tokens is not None:
+            kwargs[self._token_param] = self.max_output_tokens
         try:
             return await self._client.chat.completions.create(**kwargs)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if self._usage_option and _rejects_stream_options(exc):
                 log.info("endpoint rejects stream_options; asking without usage")
                 self._usage_option = False
+                return await self._create(request)
+            if self.max_output_tokens is not None and _rejects_param(exc, self._token_param):
+                other = {"max_tokens": "max_completion_tokens"}.get(self._token_param, "max_tokens")
+                log.info("endpoint refuses %s; sending %s", self._token_param, other)
+                self._token_param = other
                 return await self._create(request)
             if request.tool_choice is not None and "tool_choice" in provider_errors.flat_text(
                 exc.body
@@ -206,12 +199,16 @@ class ModelClient:
             raise self._translate(exc, tools_sent=bool(request.tools)) from None
         assembler = self._assembler(request)
         loop = asyncio.get_running_loop()
+        kind = content_type(stream)
         try:
             # One watchdog for the whole stream, pushed back on every chunk.
             async with asyncio.timeout(self.stall_timeout) as watchdog:
-                if _is_json(stream):  # the server ignored stream=True or sent only an error
-                    for chunk in whole_reply_chunks(await _read_json(stream)):
+                if kind.startswith("application/json"):
+                    # The server ignored stream=True or sent only an error.
+                    for chunk in whole_reply_chunks(await read_json(stream)):
                         assembler.feed(chunk)
+                elif kind.startswith(("text/html", "application/xhtml")):
+                    raise _web_page(await read_body(stream), self.where)
                 else:
                     async for chunk in stream:
                         watchdog.reschedule(loop.time() + self.stall_timeout)
@@ -244,12 +241,34 @@ class ModelClient:
             # Some servers never set finish_reason; `[DONE]` after a reply still ends it.
             # Without either, the stream was cut short.
             said = reply.content or reply.tool_calls or reply.reasoning
-            if not (said and _said_done(stream)):
+            if not (said and said_done(stream)):
                 raise ModelError("stream", "the model's stream ended before the reply was complete")
             reply.finish_reason = "stop"
+        if reply.finish_reason in ("length", "content_filter"):
+            reply.outcome = cut_short(
+                reply.finish_reason, max_output_tokens=self.max_output_tokens, server=self.server
+            )
+        estimate = _estimate(request, reply)
         if reply.usage is None:
-            reply.usage = _estimate(request, reply)
+            reply.usage = estimate
+        else:
+            reply.warning = self._cut_prompt(reply.usage, estimate)
         return reply
+
+    def _cut_prompt(self, usage: Usage, estimate: Usage) -> ModelError | None:
+        """The endpoint counted under half of what was sent: it cut the prompt to fit its
+        context window (Ollama does so silently), so the model never saw part of it."""
+        counted, sent = usage.prompt_tokens, estimate.prompt_tokens
+        if sent < _SMALLEST_WINDOW or not 0 < counted < sent // 2:
+            return None
+        return ModelError(
+            "context_length",
+            f"the endpoint counted {counted:,} prompt tokens, but Lantern sent about {sent:,}: "
+            "the server cut the conversation to fit its context window, so the model did not "
+            "see all of what was read",
+            fixes=context_fixes(self.server, truncated_prompt=True)
+            or (Fix(note="raise the server's context window"),),
+        )
 
     def _assembler(self, request: ChatTurn) -> ReplyAssembler:
         return ReplyAssembler(
@@ -270,49 +289,40 @@ class ModelClient:
         return reply
 
     def _translate(self, exc: openai.APIError, *, tools_sent: bool) -> ModelError:
-        where = self.base_url
+        where = self.where
         if isinstance(exc, openai.APITimeoutError):
             return ModelError(
                 "timeout",
-                f"no answer from {where} within {self.request_timeout:g} s (requestTimeoutSeconds)",
+                f"no answer from {where} within {self.request_timeout:g} s",
+                fixes=(Fix("requestTimeoutSeconds", note="a slow or busy server may need more"),),
             )
         if isinstance(exc, openai.APIConnectionError):
             return ModelError(
                 "unreachable",
-                f"cannot reach the model endpoint {where}; is the server running and the "
-                "URL right? (set it with --base-url or LANTERN_BASE_URL)",
+                f"cannot reach the model endpoint {where}",
+                fixes=(Fix("baseUrl", note="is the server running, and is this its address?"),),
             )
         if isinstance(exc, openai.APIStatusError):
-            return provider_errors.status_error(
+            headers = exc.response.headers
+            return status_error(
                 exc.status_code,
                 exc.body,
                 where=where,
                 model=self.model,
                 tools_sent=tools_sent,
-                retry_after=exc.response.headers.get("retry-after"),
+                retry_after=headers.get("retry-after"),
+                location=headers.get("location"),
             )
         return stream_error(exc.body if exc.body is not None else exc.message)
 
 
-def _said_done(stream: Any) -> bool:
-    """Whether the stream's SSE reader read `data: [DONE]`."""
-    decoder = getattr(stream, "_decoder", None)
-    return isinstance(decoder, _ErrorFieldDecoder) and decoder.done
-
-
-def _is_json(stream: Any) -> bool:
-    response = getattr(stream, "response", None)
-    kind = response.headers.get("content-type", "") if response is not None else ""
-    return isinstance(kind, str) and kind.startswith("application/json")
-
-
-async def _read_json(stream: Any) -> Any:
-    raw = await stream.response.aread()
-    try:
-        return json.loads(raw)
-    except ValueError:
-        text = raw.decode("utf-8", errors="replace")
-        raise ModelError("stream", f"the model's reply was not readable: {text[:200]}") from None
+def _web_page(page: str, where: str) -> ModelError:
+    return ModelError(
+        "not_api",
+        f"something between you and the endpoint answered with a web page, not the API ({where})",
+        words=provider_errors.describe(page),
+        fixes=(Fix("baseUrl", note="check the address, and any proxy or network login page"),),
+    )
 
 
 def _failed_generation(body: Any) -> str | None:
@@ -333,6 +343,19 @@ def _rejects_stream_options(exc: openai.APIStatusError) -> bool:
     if "stream_options" in provider_errors.flat_text(exc.body):
         return True
     return exc.status_code == 422 and not exc.body
+
+
+def _rejects_param(exc: openai.APIStatusError, name: str) -> bool:
+    """A 400/422 refusing the output-limit parameter by name ("Unsupported parameter:
+    'max_tokens' … Use 'max_completion_tokens' instead", "extra inputs are not permitted")."""
+    text = provider_errors.flat_text(exc.body)
+    return name in text and bool(
+        re.search(
+            r"unsupported|not supported|unrecognized|unknown|extra|not permitted|instead",
+            text,
+            re.I,
+        )
+    )
 
 
 def _estimate(request: ChatTurn, reply: Reply) -> Usage:

@@ -3,25 +3,34 @@
 Servers disagree on the shape: OpenAI nests ``{"error": {"message": ...}}``,
 Ollama sends ``{"error": "text"}``, Gemini a JSON array of error objects,
 FastAPI-based servers (vLLM, Mistral) ``{"detail": [{"loc": ..., "msg": ...}]}``,
-Mistral puts that list inside ``message``, others send plain text. `describe`
-turns any of them into one short line of the provider's words.
+Mistral puts that list inside ``message``, TGI ``{"error": {"message", "http_status_code"}}``
+inside its stream, proxies and captive portals a web page, others plain text.
+`describe` turns any of them into one short, escaped line of the provider's words.
+The predicates here sort failures for `classify` and for the retry table
+(`should_retry`, docs/endpoints.md#retries).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lantern.agent.reply import ModelError
+from lantern.escaping import escape_line
 
 _LIMIT = 300
 
-# Phrases servers use when the request is longer than the model's window.
+# Phrases servers use when the request is longer than the model's window: OpenAI/vLLM
+# "maximum context length", llama.cpp "exceeds the available context size", TGI
+# "`inputs` must have less than 4096 tokens", Gemini "The input token count (…) exceeds
+# the maximum number of tokens allowed".
 _CONTEXT = re.compile(
     r"context[_ ]length|maximum context|context size|context window|exceed_context"
-    r"|too many tokens|prompt is too long|input is too long|reduce the length",
+    r"|too many tokens|prompt is too long|input is too long|reduce the length"
+    r"|must have less than \d+ tokens|input token count|exceeds the maximum number of tokens"
+    r"|must be <= \d+",
     re.IGNORECASE,
 )
 
@@ -38,15 +47,81 @@ _TOOLS_UNSUPPORTED = re.compile(
     re.IGNORECASE,
 )
 
+# A model server that cannot load the model: Ollama "model requires more system memory
+# (5.8 GiB) than is available (4.7 GiB)", PyTorch servers "CUDA out of memory".
+_OUT_OF_MEMORY = re.compile(
+    r"requires more system memory|out of memory|not enough memory|insufficient memory"
+    r"|unable to allocate|failed to allocate",
+    re.IGNORECASE,
+)
+
+# The account has no credit: OpenAI's `insufficient_quota` (a 429 that waiting never
+# fixes), OpenRouter's 402 "requires more credits", DeepSeek's 402 "Insufficient Balance".
+_QUOTA = re.compile(
+    r"insufficient_quota|requires more credits|insufficient balance|insufficient credits"
+    r"|credit balance is too low",
+    re.IGNORECASE,
+)
+
+# The route is not there (a base URL without /v1): Ollama's gin router "404 page not
+# found", FastAPI/Starlette {"detail":"Not Found"}, LM Studio "Unexpected endpoint or
+# method. (POST /chat/completions)", Express "Cannot POST /chat/completions",
+# llama.cpp "File Not Found", OpenAI "Invalid URL (POST /chat/completions)".
+_ROUTE_MISSING = re.compile(
+    r"^(404:? )?(page )?not found\.?$|^404 page not found$|^file not found$"
+    r"|unexpected endpoint or method|^cannot post |^method not allowed$|no route|unknown url"
+    r"|^invalid url \(",
+    re.IGNORECASE,
+)
+
+# The model is not there: OpenAI `model_not_found`, Ollama 'model "x" not found, try
+# pulling it first', vLLM "The model `x` does not exist.".
+_MODEL_MISSING = re.compile(
+    r"model_not_found|model.{0,120}(not found|does not exist|not exist|unknown|no such)"
+    r"|(unknown|no such|invalid) model|deploymentnotfound",
+    re.IGNORECASE,
+)
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
 
 def describe(body: Any) -> str:
-    """The provider's own words from an error body of any shape, on one short line."""
+    """The provider's own words from an error body of any shape, on one short escaped line.
+
+    A web page is reduced to its title and text."""
+    if is_html(body):
+        title, text = page_text(str(body))
+        if title and text.startswith(title):  # nginx: the title again as the heading
+            rest = text[len(title) :].strip()
+            return _line(f"{title} ({rest})" if rest else title)
+        return _line(f"{title}: {text}" if title and text else title or text)
     words: list[str] = []
     _collect(body, words, depth=0)
     unique = list(dict.fromkeys(w.strip() for w in words if w and w.strip()))
-    text = "; ".join(unique)
+    return _line("; ".join(unique))
+
+
+def _line(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…"
+    return escape_line(text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…")
+
+
+def is_html(body: Any) -> bool:
+    """Whether a body is a web page (a proxy's, a captive portal's), not an API's answer."""
+    if not isinstance(body, str):
+        return False
+    start = body.lstrip()[:200].lower()
+    return start.startswith(("<!doctype html", "<html", "<head", "<body", "<?xml", "<h1"))
+
+
+def page_text(page: str) -> tuple[str, str]:
+    """A web page's title and its visible text, whitespace collapsed (both may be empty)."""
+    found = _TITLE.search(page)
+    title = " ".join(html.unescape(_TAG.sub(" ", found[1])).split()) if found else ""
+    text = " ".join(html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", page))).split())
+    return title, text
 
 
 def _collect(body: Any, words: list[str], depth: int) -> None:
@@ -97,8 +172,27 @@ def is_tools_unsupported(body: Any) -> bool:
     return bool(_TOOLS_UNSUPPORTED.search(flat_text(body)))
 
 
+def is_out_of_memory(body: Any) -> bool:
+    return bool(_OUT_OF_MEMORY.search(flat_text(body)))
+
+
+def is_quota(status: int | None, body: Any) -> bool:
+    """No credit left: asking again, however late, gets the same answer."""
+    return status == 402 or bool(_QUOTA.search(flat_text(body)))
+
+
+def is_route_missing(words: str) -> bool:
+    """Words a server says for a path it does not serve (not for a missing model)."""
+    return bool(_ROUTE_MISSING.search(words.strip()))
+
+
+def is_model_missing(body: Any) -> bool:
+    return bool(_MODEL_MISSING.search(flat_text(body)))
+
+
 def error_code(body: Any) -> Any:
-    """The ``code`` (or ``status``) an error object carries, looking one level into ``error``."""
+    """The ``code`` (or ``status``, TGI's ``http_status_code``) an error object carries,
+    looking one level into ``error``."""
     if isinstance(body, list) and body:
         return error_code(body[0])
     if not isinstance(body, dict):
@@ -108,86 +202,54 @@ def error_code(body: Any) -> Any:
         found = error_code(inner)
         if found is not None:
             return found
-    return body.get("code") if body.get("code") is not None else body.get("status")
+    for key in ("code", "status", "http_status_code"):
+        if body.get(key) is not None:
+            return body[key]
+    return None
+
+
+def status_code(code: Any) -> int | None:
+    """An error code that is an HTTP status (`400`, `"500"`), as a number."""
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    return int(code) if isinstance(code, str) and code.isdigit() else None
+
+
+def is_final(status: int | None, body: Any) -> bool:
+    """A failure that fails the same way when asked again (docs/endpoints.md#retries)."""
+    return (
+        is_quota(status, body)
+        or is_out_of_memory(body)
+        or is_context_error(body, error_code(body))
+        or is_tools_unsupported(body)
+    )
+
+
+def should_retry(status: int, body: Any) -> bool:
+    """The retry table for an HTTP error status: rate limits, timeouts, 5xx (503 loading,
+    gateway errors) are worth another try, unless the body says it cannot succeed."""
+    if status not in (408, 409, 429) and status < 500:
+        return False
+    return not is_final(status, body)
 
 
 def is_transient(body: Any) -> bool:
     """Whether an error reported inside a stream is worth one more try.
 
     Numeric codes of 500 and up, names like "server_error" / "overloaded" /
-    "unavailable", and errors with no code at all are transient; 4xx codes and
-    request or context errors are not.
+    "unavailable", and errors with no code at all are transient; 4xx codes, quota,
+    memory and request or context errors are not.
     """
-    if is_context_error(body, error_code(body)) or is_tools_unsupported(body):
-        return False
     code = error_code(body)
+    status = status_code(code)
+    if is_final(status, body):
+        return False
     kind = body.get("type") if isinstance(body, dict) else None
-    if isinstance(code, int) or (isinstance(code, str) and code.isdigit()):
-        return int(code) >= 500 or int(code) in (408, 429)
+    if status is not None:
+        return status >= 500 or status in (408, 429)
     label = f"{code or ''} {kind or ''}".lower()
-    final = ("invalid", "bad_request", "not_found", "auth", "permission")
+    final = ("invalid", "bad_request", "not_found", "auth", "permission", "validation")
     return not any(w in label for w in final)
-
-
-def tools_hint(words: str) -> str:
-    lowered = words.lower()
-    if "jinja" in lowered:
-        server = "start llama-server with --jinja"
-    elif "auto-tool-choice" in lowered or "tool-call-parser" in lowered:
-        server = "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>"
-    else:
-        server = "pick a model with tool support"
-    return f"set toolProtocol to auto or text to use Lantern's text tool protocol, or {server}"
-
-
-def status_error(
-    status: int,
-    body: Any,
-    *,
-    where: str,
-    model: str,
-    tools_sent: bool,
-    retry_after: str | None = None,
-) -> ModelError:
-    """The error a user can act on for an HTTP error status and the body that came with it."""
-    words = describe(body).rstrip(". ")
-    said = f": {words}" if words else ""
-    if status in (401, 403):
-        return ModelError(
-            "auth",
-            f"{where} rejected the API key ({status}{said}); set the right one with "
-            "--api-key, LANTERN_API_KEY or 'Lantern: Set API Key'",
-        )
-    if status == 429:
-        wait = f"retry after {retry_after} s" if retry_after else "wait a little and try again"
-        return ModelError("rate_limited", f"{where} is rate limiting requests (429{said}); {wait}")
-    if tools_sent and is_tools_unsupported(body):
-        return ModelError(
-            "tools_unsupported",
-            f"{where} does not take tools with model {model!r} ({status}{said}); "
-            + tools_hint(words),
-        )
-    if is_context_error(body, error_code(body)):
-        return ModelError(
-            "context_length",
-            f"the conversation is longer than the model's context window ({status}{said}); "
-            "start a new conversation or lower maxContextTokens",
-        )
-    if status == 404:
-        return ModelError(
-            "not_found",
-            f"model {model!r} was not found at {where} (404{said}); pick another with "
-            "--model or the 'model' setting (`lantern doctor` lists what the endpoint has)",
-        )
-    if status >= 500:
-        what = f"{where} answered {status}" + (said or " with no explanation")
-        return ModelError("server", f"{what}; the server failed: try again, or see its log")
-    what = f"{where} answered {status}" + (said or " with no explanation")
-    return ModelError(
-        "bad_request",
-        f"{what}; the endpoint refused the request: check the model name, the base URL "
-        "and the server's settings",
-    )
 
 
 # Provider fields the client sends back on assistant messages (and their tool calls).

@@ -11,13 +11,14 @@ import secrets
 import string
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-ErrorKind = Literal[
-    "auth", "not_found", "unreachable", "rate_limited", "context_length", "timeout",
-    "stream", "bad_request", "server", "tools_unsupported",
+from lantern.agent.failure import ErrorKind, Fix, ModelError
+
+__all__ = [
+    "ChatModel", "ChatTurn", "ErrorKind", "Fix", "ModelError", "Reply", "ToolCall", "Usage",
+    "new_call_id",
 ]  # fmt: skip
-
 
 _ID_CHARS = string.ascii_letters + string.digits
 
@@ -29,21 +30,6 @@ def new_call_id(taken: Collection[str] = ()) -> str:
         made = "".join(secrets.choice(_ID_CHARS) for _ in range(9))
         if made not in taken:
             return made
-
-
-class ModelError(Exception):
-    """A failed model turn. `message` carries the provider's own words and what to do.
-
-    `retryable` marks failures worth one more try of the same request (a stream
-    cut or stalled, a transient error reported inside the stream); deterministic
-    ones (context size, invalid request) are never sent again.
-    """
-
-    def __init__(self, kind: ErrorKind, message: str, *, retryable: bool | None = None) -> None:
-        super().__init__(message)
-        self.kind: ErrorKind = kind
-        self.message = message
-        self.retryable = kind == "stream" if retryable is None else retryable
 
 
 @dataclass
@@ -81,6 +67,11 @@ class Reply:
     extra: dict[str, Any] = field(default_factory=dict)
     """Provider fields for the assistant message that must go back verbatim, e.g.
     ``{"reasoning_content": "..."}`` (DeepSeek)."""
+    warning: ModelError | None = None
+    """Something the user should know although the turn succeeded: the endpoint counted
+    far fewer prompt tokens than were sent (it cut the prompt to fit its window)."""
+    outcome: ModelError | None = None
+    """Why the reply is not a whole answer, for `finish_reason` content_filter or length."""
 
 
 def _ignore(_text: str) -> None:

@@ -25,9 +25,11 @@ from typing import Any
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 
-from lantern.agent import provider_errors
-from lantern.agent.reply import ModelError, Reply, ToolCall, Usage, new_call_id
+from lantern.agent.classify import stream_error
+from lantern.agent.reply import Reply, ToolCall, Usage, new_call_id
 from lantern.agent.think import ContentFilter
+
+__all__ = ["ReplyAssembler", "stream_error", "whole_reply_chunks"]
 
 _UNUSABLE_IDS = {"", "null", "none", "undefined", "nil"}
 # Fields a provider attaches to the assistant message / a tool call that it wants back.
@@ -324,26 +326,6 @@ def _deep_merge(into: dict[str, Any], more: dict[str, Any]) -> None:
             _deep_merge(into[key], value)
         elif value is not None:
             into[key] = value
-
-
-def stream_error(body: Any) -> ModelError:
-    """An error object a server sent inside a 200 stream, in the provider's own words."""
-    words = provider_errors.describe(body) or "the provider reported an error mid-reply"
-    code = provider_errors.error_code(body)
-    if provider_errors.is_context_error(body, code):
-        return ModelError(
-            "context_length",
-            f"the conversation is longer than the model's context window ({words}); start a "
-            "new conversation or lower maxContextTokens",
-        )
-    if provider_errors.is_tools_unsupported(body):
-        return ModelError(
-            "tools_unsupported",
-            f"the endpoint does not take tools ({words}); {provider_errors.tools_hint(words)}",
-        )
-    if provider_errors.is_transient(body):
-        return ModelError("server", f"the model's server failed mid-reply: {words}", retryable=True)
-    return ModelError("bad_request", f"the model's server rejected the request: {words}")
 
 
 def whole_reply_chunks(data: Any) -> list[ChatCompletionChunk]:

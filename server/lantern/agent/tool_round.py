@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lantern.agent.conversation import Conversation
-from lantern.agent.reply import Reply, ToolCall, Usage
+from lantern.agent.reply import ModelError, Reply, ToolCall, Usage
 from lantern.agent.text_protocol import Outcome, render_results
 from lantern.approvals import ApprovalRequest, Approver, Decision
 from lantern.audit import AuditLog
@@ -27,7 +27,9 @@ from lantern.tools.registry import parse_arguments, run_tool
 from lantern.tools.summary import summarize
 from lantern.workspace.roots import Workspace
 
-StopReason = Literal["done", "max_steps", "budget", "timeout", "cancelled", "error"]
+StopReason = Literal[
+    "done", "max_steps", "budget", "timeout", "cancelled", "error", "filtered", "truncated"
+]
 Event = dict[str, Any]
 EventSink = Callable[[Event], None]
 
@@ -72,6 +74,8 @@ class RunState:
     empty_retried: bool = False
     markup_retried: bool = False
     notes: list[str] = field(default_factory=list)  # for the next request only
+    outcome: ModelError | None = None  # why the answer was filtered or cut off
+    warnings: list[ModelError] = field(default_factory=list)
 
 
 @dataclass

@@ -245,7 +245,8 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
         )
-        return translate.error_result(conversation_id, "no_model", str(exc))
+        failed = translate.error_result(conversation_id, exc.code, str(exc))
+        return failed | {"detail": exc.to_dict()}
     finally:
         if token is not None:
             ls.by_token.pop(token, None)
@@ -255,8 +256,6 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = result.to_dict()
     encoding = translate.position_encoding(ls)
     data["references"] = [r.to_dict(encoding) for r in result.references]
-    if result.stop_reason == "error" and result.error_kind:
-        data["errorCode"] = f"model_{result.error_kind}"
     return data
 
 

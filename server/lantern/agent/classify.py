@@ -1,0 +1,260 @@
+"""From what a server answered to a `ModelError`: its code, the provider's words, the fixes.
+
+`status_error` reads an HTTP error status and its body, `stream_error` an error
+object inside a 200 stream. Both word the failure in Lantern's terms and name
+the setting that fixes it; what only the endpoint can tell (which path answers,
+which models it has) is found by `diagnose`. Server-side knobs (a context
+window) depend on which server it is: `guess_server` tells from the URL and the
+words, `context_fixes` names that server's knob.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from lantern.agent import provider_errors as pe
+from lantern.agent.failure import Fix, ModelError
+from lantern.escaping import escape_line
+
+Server = Literal["ollama", "llama.cpp", "vllm", "tgi", "lmstudio", "openai", "azure", "other"]
+
+_AT_MOST = re.compile(
+    r"(?:at most|can only afford|maximum (?:value|of)(?: is)?)\D{0,20}(\d+)", re.IGNORECASE
+)
+
+
+def guess_server(base_url: str, words: str = "") -> Server:
+    """Which server this probably is, from its URL (default ports, hosts) and its words."""
+    parts = urlsplit(base_url)
+    host, port = (parts.hostname or "").lower(), parts.port
+    lowered = words.lower()
+    if "exceed_context_size_error" in lowered or "n_ctx" in lowered or "--jinja" in lowered:
+        return "llama.cpp"
+    if "input validation error" in lowered or "http_status_code" in lowered:
+        return "tgi"
+    if host.endswith((".openai.azure.com", ".cognitiveservices.azure.com")):
+        return "azure"
+    if host == "api.openai.com":
+        return "openai"
+    if port == 11434 or "ollama" in host or "ollama" in lowered:
+        return "ollama"
+    if port == 8080:
+        return "llama.cpp"
+    if port == 8000 or '"object": "error"' in lowered:
+        return "vllm"
+    if port == 1234:
+        return "lmstudio"
+    return "other"
+
+
+_CONTEXT_KNOBS: dict[Server, str] = {
+    "ollama": "raise Ollama's context window: start it with OLLAMA_CONTEXT_LENGTH=16384 "
+    "(or set num_ctx in the model's Modelfile)",
+    "llama.cpp": "start llama-server with a larger context: -c 16384 (--ctx-size)",
+    "vllm": "start vLLM with a larger --max-model-len (up to what the model supports)",
+    "tgi": "start TGI with larger --max-input-tokens and --max-total-tokens",
+    "lmstudio": "load the model in LM Studio with a larger context length",
+}
+
+
+def context_fixes(server: Server, *, truncated_prompt: bool = False) -> tuple[Fix, ...]:
+    """How to fit the conversation into the window: the server's knob, then Lantern's budget."""
+    fixes = [Fix(note=_CONTEXT_KNOBS[server])] if server in _CONTEXT_KNOBS else []
+    if not truncated_prompt:
+        fixes.append(
+            Fix("maxContextTokens", note="lower it, or start a new conversation, to send less")
+        )
+    return tuple(fixes)
+
+
+def output_fix(words: str) -> Fix | None:
+    """A provider naming the most output tokens it takes ("at most 16384", "can only afford
+    1234"): set `maxOutputTokens` to that."""
+    found = _AT_MOST.search(words)
+    if found is None or "token" not in words.lower():
+        return None
+    return Fix("maxOutputTokens", int(found[1]), note="the most the endpoint said it takes")
+
+
+def tools_fix(words: str) -> Fix:
+    lowered = words.lower()
+    if "jinja" in lowered:
+        server = "start llama-server with --jinja"
+    elif "auto-tool-choice" in lowered or "tool-call-parser" in lowered:
+        server = "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>"
+    else:
+        server = "pick a model with tool support"
+    return Fix("toolProtocol", "auto", note=f"Lantern's text tool protocol; or {server}")
+
+
+def redirect_target(base_url: str, location: str) -> str | None:
+    """The base URL to use instead of one that redirects to `location`."""
+    target = urlsplit(location)
+    if not target.scheme and not target.netloc and not target.path:
+        return None
+    base = urlsplit(base_url)
+    path = target.path if target.netloc or target.path.startswith("/") else base.path
+    for tail in ("/chat/completions", "/chat/completions/"):
+        if path.endswith(tail):
+            path = path[: -len(tail)]
+    if not target.path:
+        path = base.path
+    # The Location header is the server's text: escaped, as everything from outside.
+    return escape_line(
+        urlunsplit(
+            (target.scheme or base.scheme, target.netloc or base.netloc, path, base.query, "")
+        )
+    )
+
+
+def status_error(
+    status: int,
+    body: Any,
+    *,
+    where: str,
+    model: str,
+    tools_sent: bool,
+    retry_after: str | None = None,
+    location: str | None = None,
+) -> ModelError:
+    """The error a user can act on for an HTTP error status and the body that came with it."""
+    words = pe.describe(body).rstrip(". ")
+    code = pe.error_code(body)
+    at = f"{where} answered {status}"
+    if 300 <= status < 400:
+        target = redirect_target(where, location or "")
+        return ModelError(
+            "redirected",
+            f"{where} redirects ({status}) to {target or 'another address'}: use that address "
+            "(Lantern does not follow a redirect: it can turn the request into a GET without "
+            "its body)",
+            status=status,
+            fixes=(Fix("baseUrl", target, note="the address the endpoint redirects to"),)
+            if target
+            else (Fix("baseUrl"),),
+        )
+    if pe.is_html(body):
+        return ModelError(
+            "not_api",
+            f"something between you and the endpoint answered {status} with a web page, not the "
+            f"API ({where})",
+            words=words,
+            status=status,
+            fixes=(Fix("baseUrl", note="check the address, and any proxy or network login page"),),
+            retryable=False,
+        )
+    if status in (401, 403) and not pe.is_quota(status, body):
+        return ModelError(
+            "auth", f"{where} rejected the API key ({status})", words=words, status=status,
+            fixes=(Fix("apiKey"),),
+        )  # fmt: skip
+    if pe.is_quota(status, body):
+        more = output_fix(words)
+        return ModelError(
+            "quota",
+            f"{where} refused for lack of credit ({status}); asking again will not help",
+            words=words,
+            status=status,
+            fixes=(
+                *((more,) if more else ()),
+                Fix(note="add credit or check the plan and billing of the account the key is for"),
+            ),
+        )
+    if status == 429:
+        wait = f"retry after {retry_after} s" if retry_after else "wait a little and try again"
+        return ModelError(
+            "rate_limited", f"{where} is rate limiting requests (429)", words=words,
+            status=status, fixes=(Fix(note=wait),),
+        )  # fmt: skip
+    if tools_sent and pe.is_tools_unsupported(body):
+        return ModelError(
+            "tools_unsupported", f"{where} does not take tools with model {model!r} ({status})",
+            words=words, status=status, fixes=(tools_fix(words),),
+        )  # fmt: skip
+    if pe.is_context_error(body, code):
+        return ModelError(
+            "context_length",
+            f"the conversation is longer than the model's context window ({status})",
+            words=words,
+            status=status,
+            fixes=context_fixes(guess_server(where, pe.flat_text(body))),
+        )
+    if pe.is_out_of_memory(body):
+        return ModelError(
+            "out_of_memory",
+            f"{where} cannot load model {model!r}: not enough memory ({status}); asking again "
+            "will not help",
+            words=words,
+            status=status,
+            fixes=(
+                Fix("model", note="a smaller model, or a smaller quantization"),
+                Fix(note="free memory on the model server (stop other models or programs)"),
+            ),
+        )
+    if code == "content_filter":
+        return ModelError(
+            "filtered", f"{where} refused the request: its content filter matched the question "
+            f"or what Lantern read ({status})", words=words, status=status,
+        )  # fmt: skip
+    if status in (404, 405) or pe.is_route_missing(words):
+        missing = pe.is_model_missing(body)
+        return ModelError(
+            "not_found",
+            f"model {model!r} was not found at {where} ({status})"
+            if missing
+            else f"{where}/chat/completions is not there ({status})",
+            words=words,
+            status=status,
+            fixes=(Fix("model"),) if missing else (Fix("baseUrl"),),
+        )
+    more = output_fix(words) if "max_tokens" in words or "max_completion_tokens" in words else None
+    if status >= 500:
+        return ModelError(
+            "server", f"{at}: the server failed (try again, or see its log)", words=words,
+            status=status,
+        )  # fmt: skip
+    return ModelError(
+        "bad_request",
+        f"{at}: the endpoint refused the request",
+        words=words or "no explanation",
+        status=status,
+        fixes=(more,) if more else (Fix(note="check the model name, the base URL and the server's "
+                                        "settings"),),
+    )  # fmt: skip
+
+
+def stream_error(body: Any) -> ModelError:
+    """An error object a server sent inside a 200 stream (or as a 200 JSON body), in the
+    provider's own words."""
+    words = pe.describe(body) or "the provider reported an error mid-reply"
+    code = pe.error_code(body)
+    status = pe.status_code(code)
+    if pe.is_route_missing(words):  # LM Studio answers 200 for a path it does not serve
+        return ModelError(
+            "not_found", "the endpoint has no chat route at this address", words=words,
+            fixes=(Fix("baseUrl"),),
+        )  # fmt: skip
+    if pe.is_context_error(body, code):
+        return ModelError(
+            "context_length", "the conversation is longer than the model's context window",
+            words=words, fixes=context_fixes(guess_server("", pe.flat_text(body))),
+        )  # fmt: skip
+    if pe.is_tools_unsupported(body):
+        return ModelError(
+            "tools_unsupported", "the endpoint does not take tools", words=words,
+            fixes=(tools_fix(words),),
+        )  # fmt: skip
+    if pe.is_out_of_memory(body):
+        return ModelError(
+            "out_of_memory", "the model's server ran out of memory mid-reply", words=words,
+            fixes=(Fix("model", note="a smaller model, or a smaller quantization"),),
+        )  # fmt: skip
+    if pe.is_quota(status, body):
+        return ModelError("quota", "the provider refused for lack of credit", words=words)
+    if pe.is_transient(body):
+        return ModelError(
+            "server", "the model's server failed mid-reply", words=words, retryable=True
+        )
+    return ModelError("bad_request", "the model's server rejected the request", words=words)

@@ -1,0 +1,79 @@
+"""`lantern doctor --probe`, first part: is this the API's address, what does it hold?
+
+The URL diagnosis `lantern ask` makes after a failure, made up front: whether
+the base URL lists models (`GET …/models`), and if not, which fixed URL does
+(`/v1` added, Ollama found at its root by `/api/tags`); the models listed; and
+for Ollama, the model's context window from `/api/show`: its trained length and
+the `num_ctx` its Modelfile sets (else Ollama's default applies, which
+`OLLAMA_CONTEXT_LENGTH` raises). A few small GETs; nothing from any workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from lantern.agent.diagnose import Prober, fixed_url, origin
+from lantern.agent.failure import shown
+from lantern.escaping import escape_line
+
+LABEL = "  {:<16}"
+
+
+@dataclass
+class Address:
+    """What the address check found; `lines` are what doctor prints. `fine`: the base URL
+    answers the API."""
+
+    fine: bool = True
+    lines: list[str] = field(default_factory=list)
+
+    def say(self, label: str, text: str) -> None:
+        self.lines.append(LABEL.format(label + ":" if label else "") + text)
+
+
+async def check_address(
+    base_url: str, model: str, api_key: str | None, headers: Mapping[str, str]
+) -> Address:
+    prober = Prober(api_key, headers)
+    found = Address()
+    models = await prober.models(base_url)
+    tags = await prober.ollama_models(base_url)
+    if models is not None:
+        found.say("address", f"{base_url} answers the API")
+    else:
+        fixed = fixed_url(base_url)
+        answers = fixed if fixed and await prober.models(fixed) is not None else None
+        if answers is None and tags is not None and origin(base_url) + "/v1" != base_url:
+            answers = origin(base_url) + "/v1"
+        found.fine = False
+        if answers is not None:
+            models = await prober.models(answers)
+            found.say(
+                "address",
+                f"NOT the API: {base_url} lists no models, {answers} does → set `baseUrl` to "
+                f"{answers}",
+            )
+        else:
+            found.say("address", f"{base_url} lists no models (GET …/models); see the round trip")
+    listed = models if models is not None else tags
+    if listed is not None:
+        names = tuple(escape_line(m) for m in listed)
+        found.say("models", shown(names) if names else "(none listed)")
+        if model not in listed and listed:
+            found.say("", f"{model!r} is not among them → set `model` to one of them")
+    if tags is not None:
+        found.say("context window", await _ollama_window(prober, base_url, model))
+    return found
+
+
+async def _ollama_window(prober: Prober, base_url: str, model: str) -> str:
+    longest, num_ctx = await prober.ollama_context(base_url, model)
+    trained = f"the model takes up to {longest:,} tokens; " if longest else ""
+    if num_ctx:
+        return f"{trained}its Modelfile sets num_ctx {num_ctx:,}"
+    return (
+        f"{trained}no num_ctx in its Modelfile: Ollama's default window applies (a few "
+        "thousand tokens) and cuts longer prompts silently; start Ollama with "
+        "OLLAMA_CONTEXT_LENGTH=16384 for code questions"
+    )
