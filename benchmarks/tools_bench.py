@@ -639,9 +639,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="busy-loop processes to run beside the measurement (a CPU hog), e.g. 3",
     )
     args = parser.parse_args(argv)
-    hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hog)
-    ]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hog)]
     try:
         return _main(args)
     finally:

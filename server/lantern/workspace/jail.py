@@ -257,7 +257,7 @@ _READBACK = _Readback()
 
 
 def readback_method() -> str:
-    """"/proc", "F_GETPATH" or "none": how check 5 reads a handle's path back here.
+    """How check 5 reads a handle's path back here: "/proc", "F_GETPATH" or "none".
 
     "/proc" is confirmed by reading back a handle on the current folder."""
     if _READBACK.method == "/proc":

@@ -134,7 +134,7 @@ def sensitive_component(name: str) -> bool:
 
 @functools.lru_cache(maxsize=1 << 16)
 def name_refusal(name: str) -> str | None:
-    """"sensitive", "windows_alias" or None for one path component."""
+    """Why one path component is refused: "sensitive", "windows_alias", or None."""
     if any(_sensitive(original) for original in _originals(fold(name))):
         return "sensitive"
     return "windows_alias" if windows_alias(name) is not None else None
