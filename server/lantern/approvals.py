@@ -79,12 +79,17 @@ class ApprovalRequest:
     end_line: int | None = None
     size: int | None = None
     names: Names = EXACT  # how the file's root compares names (folded where its disk folds)
+    root_named: bool = False  # `path` starts with a workspace folder's name (several roots)
 
     @property
     def key(self) -> str:
         """`path` in the form grants and allow globs compare: `DOCS/x` is `docs/x` on a
-        disk that folds case."""
-        return self.names.exact_path(self.path)
+        disk that folds case. A leading workspace folder name is kept exact: `App` and
+        `app` are two roots."""
+        if not self.root_named:
+            return self.names.exact_path(self.path)
+        head, slash, rest = self.path.partition("/")
+        return head + slash + self.names.exact_path(rest) if rest else self.path
 
     def message(self) -> str:
         """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.

@@ -7,15 +7,26 @@ everywhere, and a root that folds case is driven through `Names(folds=True)`
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
+from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
 from lantern.errors import ToolError
+from lantern.tools.base import ToolContext
+from lantern.tools.registry import run_tool
 from lantern.workspace.ignore_rules import CompiledRules
 from lantern.workspace.jail import Identity
-from lantern.workspace.names import EXACT, Names, probe_folds, strip_aliases, windows_alias
+from lantern.workspace.names import (
+    EXACT,
+    Names,
+    _same_in_other_case,
+    probe_folds,
+    strip_aliases,
+    windows_alias,
+)
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
@@ -123,9 +134,10 @@ def test_ignore_rules_fold_like_git_core_ignorecase() -> None:
     exact = CompiledRules.parse(text)
     assert exact.verdict(("APP.LOG",), False) is None
     assert exact.verdict(("sub", "HIDDEN.TXT"), False) is None
-    # `app.log.` is `app.log` on Windows: ignored on every disk.
-    assert exact.verdict(("app.log.",), False) is True
-    assert exact.verdict(("app.log:x",), False) is True
+    # `app.log.` is `app.log` on Windows: its alias form is ignored on every disk.
+    assert exact.verdict(("app.log.",), False) is None
+    assert exact.verdict(("app.log.",), False, aliases=True) is True
+    assert exact.verdict(("app.log:x",), False, aliases=True) is True
 
 
 def test_a_plain_folder_here_does_not_fold(tmp_path: Path) -> None:
@@ -213,3 +225,66 @@ async def test_grants_and_allow_globs_follow_the_roots_folding(tmp_path: Path) -
     assert (await gate.decide(_req("DOCS/b.md", EXACT))).by == "user"
     # An alias spelling is never allowed by a glob on a disk where it is another folder.
     assert (await gate.decide(_req("docs./c.md", EXACT))).by == "user"
+
+
+# --- a refusal holds for the name as it is, and as Windows would look it up -----------------
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "deny"),
+    [
+        ("prod:server.key", "", ()),  # on Linux and macOS a real file of its own
+        ("backup-2024-05-01T12:30:00.pem", "", ()),
+        ("creds:terraform.tfvars", "", ()),
+        ("report.pdf:Zone.Identifier", "*:Zone.Identifier\n", ()),
+        ("secret.md.", "*\n!*.md\n!.gitignore\n", ()),  # re-included only in its alias form
+        ("backup:2024.sql", "", ("backup:*",)),
+    ],
+)
+async def test_a_name_is_refused_in_either_form(
+    tmp_path: Path, name: str, rules: str, deny: tuple[str, ...]
+) -> None:
+    canary = "canary-either-form-51c7"
+    (tmp_path / name).write_text(canary)
+    (tmp_path / "plain.txt").write_text("plain")
+    if rules:
+        (tmp_path / ".gitignore").write_text(rules)
+    ctx = ToolContext(Workspace([tmp_path], Policy(deny)), Fixed(Decision.ALLOW_ONCE))
+    read = await run_tool("read_file", {"path": name}, ctx)
+    assert read.is_error and read.code in ("sensitive_path", "ignored_path"), read.content
+    listed = await run_tool("list_files", {}, ctx)
+    found = await run_tool("search", {"pattern": "canary-either-form-51c[0-9]"}, ctx)
+    for result in (read, listed, found):
+        assert canary not in result.content
+
+
+def test_unicode_forms_and_folding_compare_component_by_component() -> None:
+    mac = Names(folds=True, nfc=True)
+    assert mac.within("/Users/me/Cafe\u0301/src/a.py", "/Users/me/Café") == ("src", "a.py")
+    assert mac.within("/Users/me/STRASSE/a.py", "/Users/me/straße") == ("a.py",)
+    assert mac.within("/Users/me/Cafes/a.py", "/Users/me/Café") is None
+
+
+def test_the_probe_uses_one_to_one_case_swaps_only(tmp_path: Path) -> None:
+    """`Straße.md` swaps to `STRASSE.MD`, which a disk with a one-to-one case table does
+    not find even where it folds case: such a name never decides the probe."""
+    (tmp_path / "Straße.md").write_text("x")
+    assert _same_in_other_case(str(tmp_path), "Straße.md", os.stat(tmp_path).st_dev) is None
+    assert _same_in_other_case(str(tmp_path), "Straße.md".upper(), 0) is None
+
+
+async def test_a_folder_grant_in_one_root_never_covers_a_root_named_in_another_case(
+    tmp_path: Path,
+) -> None:
+    grants = WorkspaceGrants(tmp_path / "approvals.json")
+    prompt = _Answers(Decision.ALLOW_CONVERSATION)
+    gate = Remembering(prompt, grants=grants)
+    first = _req("App/src", FOLDS, folder=True)
+    other = _req("app/src", FOLDS, folder=True)
+    first = dataclasses.replace(first, root_named=True)
+    other = dataclasses.replace(other, root_named=True)
+    assert (await gate.decide(first)).decision.allowed
+    assert (await gate.decide(other)).decision.allowed
+    assert prompt.asked == ["App/src", "app/src"]  # two roots: asked twice
+    assert (await gate.decide(dataclasses.replace(first, path="App/SRC/x"))).by == "user"
+    assert prompt.asked == ["App/src", "app/src"]  # the same root, folded below its name

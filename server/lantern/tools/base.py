@@ -87,6 +87,7 @@ async def approve(
         end_line=lines[1] if lines else None,
         size=None if folder else opened.stat.st_size,
         names=opened.target.root.names,
+        root_named=ctx.workspace.multi,
     )
     outcome = await ctx.approvals.decide(request, observer=ctx.observer)
     named = escape_line(path)  # a name from the disk, on its way to the model

@@ -18,12 +18,6 @@ DESCRIPTION = (
 )
 
 
-#: Files up to this size are read right on the event loop: from the page cache that is
-#: a fraction of a millisecond, less than handing the read to a worker thread costs (and
-#: far less on a busy machine, where the hop waits for a core). Larger ones go to a thread.
-INLINE_READ_BYTES = 1 << 20
-
-
 def _too_large(rel: str) -> ToolError:
     return ToolError(
         "too_large",
@@ -36,11 +30,8 @@ async def _read_open(opened: Opened, offset: int, limit: int, decision: str | No
     """Checks 7–10 on a handle that passed checks 2–6; closes the handle."""
     rel = opened.target.rel
     try:
-        size = opened.stat.st_size
-        if size <= INLINE_READ_BYTES:
-            data = read_capped(opened.fd, MAX_FILE_BYTES, size)
-        else:
-            data = await asyncio.to_thread(read_capped, opened.fd, MAX_FILE_BYTES, size)
+        # On a worker thread: a read on a network or cloud-backed file system can block.
+        data = await asyncio.to_thread(read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:

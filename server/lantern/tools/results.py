@@ -26,6 +26,7 @@ from lantern.tools.ripgrep import ignore_file as ripgrep_ignore_flags
 from lantern.workspace.ignore import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.ignore_rules import CompiledRules
 from lantern.workspace.jail import open_beneath, real_components
+from lantern.workspace.names import has_alias
 from lantern.workspace.policy import pair_folder, sensitive_component, sensitive_pair
 from lantern.workspace.roots import Opened, Root, Target, Workspace
 
@@ -107,6 +108,31 @@ async def prepare(
     return await asyncio.to_thread(build)
 
 
+def _ignored(kinds: _Kinds, name: str, *, aliases: bool) -> bool:
+    """As `ignore.decide` for one form of the file `name`: per kind of ignore file, the
+    deepest file with a verdict decides."""
+    for rules_of_kind in kinds:
+        for compiled, below in rules_of_kind:
+            verdict = compiled.verdict_in(below, name, False, aliases)
+            if verdict is not None:
+                if verdict:
+                    return True
+                break
+    return False
+
+
+def _ignored_name(by_kind: list[list[CompiledRules]], name: str, *, aliases: bool) -> bool:
+    """`_ignored` for rules that look at names alone."""
+    for rules_of_kind in by_kind:
+        for compiled in rules_of_kind:
+            verdict = compiled.verdict_in((), name, False, aliases)
+            if verdict is not None:
+                if verdict:
+                    return True
+                break
+    return False
+
+
 def split_rel(name: str) -> tuple[str, ...]:
     """Components of a path ripgrep reported relative to its working folder."""
     name = name.removeprefix("./")
@@ -178,13 +204,12 @@ class ResultFilter:
         for root, full, kinds in rules:
             if root.policy.child_refusal(full, name) is not None:
                 return False
-            for rules_of_kind in kinds:  # as `ignore.decide`: per kind, the deepest file first
-                for compiled, below in rules_of_kind:
-                    verdict = compiled.verdict_in(below, name, False)
-                    if verdict is not None:
-                        if verdict:
-                            return False
-                        break
+            if _ignored(kinds, name, aliases=False):
+                return False
+            if (has_alias(name) or any(map(has_alias, full))) and _ignored(
+                kinds, name, aliases=True
+            ):
+                return False
         return True
 
     def allowed_names(self, rules: FolderRules, names: list[str]) -> list[int]:
@@ -202,15 +227,9 @@ class ResultFilter:
         for i, name in enumerate(names):
             if sensitive_component(name) or (last is not None and sensitive_pair(last, name)):
                 continue
-            for rules_of_kind in by_kind:  # as in `allowed_by`
-                verdict = None
-                for compiled in rules_of_kind:
-                    verdict = compiled.verdict_in((), name, False)
-                    if verdict is not None:
-                        break
-                if verdict:
-                    break
-            else:
+            if not _ignored_name(by_kind, name, aliases=False) and not (
+                has_alias(name) and _ignored_name(by_kind, name, aliases=True)
+            ):
                 allowed.append(i)
         return allowed
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from lantern.errors import ToolError
 from lantern.workspace.ignore_rules import CompiledRules
 from lantern.workspace.jail import open_beneath
-from lantern.workspace.names import EXACT, Names
+from lantern.workspace.names import EXACT, Names, has_alias
 
 IGNORE_FILES = (".gitignore", ".lanternignore")
 MAX_IGNORE_BYTES = 1 << 20
@@ -215,12 +215,23 @@ class _Level:
 
 
 def decide(chain: Chain, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
-    """The kind of ignore file that ignores `parts` itself (its folders aside), or None."""
+    """The kind of ignore file that ignores `parts` itself (its folders aside), or None.
+
+    A name is checked as it is and, when it has a Windows alias part (`:stream`, a
+    trailing dot or space), as Windows would look it up: ignored in either form is
+    ignored."""
+    found = _decide(chain, parts, is_dir, aliases=False)
+    if found is None and any(map(has_alias, parts)):
+        found = _decide(chain, parts, is_dir, aliases=True)
+    return found
+
+
+def _decide(chain: Chain, parts: tuple[str, ...], is_dir: bool, *, aliases: bool) -> str | None:
     for kind in IGNORE_FILES:
         for depth, rule_kind, rules in reversed(chain):
             if rule_kind != kind or depth >= len(parts):
                 continue
-            verdict = rules.verdict(parts[depth:], is_dir)
+            verdict = rules.verdict(parts[depth:], is_dir, aliases)
             if verdict is not None:
                 if verdict:
                     return kind

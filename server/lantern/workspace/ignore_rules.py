@@ -12,10 +12,11 @@ that is excluded takes its contents with it, as in git. The answer is the
 verdict of the last pattern that matches (True: ignored, False: re-included by
 `!`), or None when no pattern matches.
 
-Names are compared in the root's `Names.key` form (`workspace/names.py`): the
+Names are compared as the root compares them (`workspace/names.py`): the
 patterns are parsed folded where the root's file system folds case (git's
-`core.ignorecase`), and each name checked is keyed the same way, so `APP.LOG`
-and `app.log.` are ignored by `*.log` wherever they are the same file.
+`core.ignorecase`), and each name checked is folded the same way, so `APP.LOG`
+is ignored by `*.log` wherever it is the same file; a second check in the alias
+form (`aliases=True`) catches `app.log.` and `app.log:x`.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class CompiledRules:
     _base_regexes: list[_RegexEntry] = field(default_factory=list)
     _path_regexes: list[_RegexEntry] = field(default_factory=list)
     # Verdicts by base name, when no pattern looks at the folders (the rules never change).
-    _by_name: dict[tuple[str, bool], bool | None] | None = None
+    _by_name: dict[tuple[str, bool, bool], bool | None] | None = None
 
     @classmethod
     def parse(cls, text: str, names: Names = EXACT) -> CompiledRules:
@@ -206,28 +207,36 @@ class CompiledRules:
             cut = body.rfind("/", 0, cut)
         return None
 
-    def verdict(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:
+    def verdict(
+        self, parts: tuple[str, ...], is_dir: bool, aliases: bool = False
+    ) -> bool | None:
         """True (ignored), False (re-included) or None, for `parts` relative to the file."""
-        return self.verdict_in(parts[:-1], parts[-1], is_dir)
+        return self.verdict_in(parts[:-1], parts[-1], is_dir, aliases)
 
     @property
     def names_only(self) -> bool:
         """Whether every pattern looks at the name alone (then `verdict_in` ignores `folder`)."""
         return self._by_name is not None
 
-    def verdict_in(self, folder: tuple[str, ...], name: str, is_dir: bool) -> bool | None:
-        """`verdict(folder + (name,))`, without building the path when only names count."""
+    def verdict_in(
+        self, folder: tuple[str, ...], name: str, is_dir: bool, aliases: bool = False
+    ) -> bool | None:
+        """`verdict(folder + (name,))`, without building the path when only names count.
+
+        Names are compared in the root's `Names.exact` form, or with `aliases` in its
+        `Names.key` form (as Windows looks a name up); a caller refuses a path when
+        either form is ignored (`ignore.decide`)."""
+        form = self.names.key if aliases else self.names.exact
         if self._by_name is None:
-            key = self.names.key
-            return self._verdict((*map(key, folder), key(name)), is_dir)
-        remembered = (name, is_dir)  # only the name counts: remember it for the next folder
+            return self._verdict((*map(form, folder), form(name)), is_dir)
+        remembered = (name, is_dir, aliases)  # only the name counts: remember it
         try:
             return self._by_name[remembered]
         except KeyError:
             pass
         if len(self._by_name) >= _MAX_REMEMBERED:
             self._by_name.clear()
-        found = self._by_name[remembered] = self._verdict((self.names.key(name),), is_dir)
+        found = self._by_name[remembered] = self._verdict((form(name),), is_dir)
         return found
 
     def _verdict(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:

@@ -58,7 +58,7 @@ def binary_error(rel: str) -> ToolError:
 def read_capped(fd: int, cap: int, size_hint: int) -> bytes:
     """At most `cap` + 1 bytes of an open file, whatever st_size said: one byte more than
     the cap tells the caller the file is larger. `size_hint` (st_size) only sizes the
-    first read. Blocking: async code reads a large file on a worker thread."""
+    first read. Blocking: call it on a worker thread from async code."""
     chunks: list[bytes] = []
     left = cap + 1
     want = min(left, size_hint + 1)

@@ -9,11 +9,13 @@ wherever the disk says it is.
 
 Two forms, for the two directions a mistake can go:
 
-- `Names.key` is what refusals compare (deny globs, ignore rules). On every
-  platform it also drops what Windows drops when it looks a name up — a
-  trailing run of dots and spaces (`secrets.` is `secrets`) and an alternate
-  data stream suffix (`.env:x`, `.env::$DATA` is `.env`) — so a name that
-  would alias a refused entry on any OS is refused everywhere.
+- Refusals (deny globs, ignore rules, the built-in list) compare a name as it
+  is (`Names.exact`) *and*, on every platform, as Windows would look it up
+  (`Names.key`): without a trailing run of dots and spaces (`secrets.` is
+  `secrets`) and without an alternate data stream suffix (`.env::$DATA` is
+  `.env`). Either form refused refuses the name, so `prod:server.key` is
+  refused as itself and a name that would alias a refused entry on any OS is
+  refused everywhere.
 - `Names.exact` is what allowances compare (allow globs, folder grants): the
   same folding where the root folds, but no alias stripping, so `docs./x` is
   never allowed by `docs/**` on a disk where it is another folder.
@@ -41,7 +43,6 @@ from dataclasses import dataclass
 
 _SHORT_NAME = re.compile(r"[^.~\s]{1,6}~[0-9]{1,6}(?:\.[^.\s]{0,3})?", re.ASCII)
 _DEVICE = re.compile(r"(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)")
-_ALIAS_CHARS = frozenset(":. ")
 _PROBE_ENTRIES = 64  # entries of the root looked at for a name with case in it
 
 
@@ -59,6 +60,11 @@ def windows_alias(name: str) -> str | None:
     if _DEVICE.fullmatch(stem.casefold()):
         return "device_name"
     return None
+
+
+def has_alias(name: str) -> bool:
+    """Whether `name` has a part Windows ignores on lookup (`:stream`, trailing dot/space)."""
+    return ":" in name or name[-1:] in (".", " ")
 
 
 def strip_aliases(name: str) -> str:
@@ -83,13 +89,10 @@ class Names:
         return unicodedata.normalize("NFC", name) if self.nfc else name
 
     def key(self, name: str) -> str:
-        """The form refusals compare: `exact` of the name with its aliases stripped."""
-        if not _ALIAS_CHARS.isdisjoint(name[-1:]) or ":" in name:
-            name = strip_aliases(name)
-        return self.exact(name) if self.folds or self.nfc else name
-
-    def key_parts(self, parts: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(self.key(part) for part in parts)
+        """The alias form refusals compare too: `exact` of the name with its aliases
+        stripped. A refusal checks both forms (`exact` and, where they differ, `key`):
+        `prod:server.key` is refused as itself and as `prod`."""
+        return self.exact(strip_aliases(name)) if has_alias(name) else self.exact(name)
 
     def exact_path(self, rel: str) -> str:
         """`exact` of each component of a `/`-separated path."""
@@ -108,14 +111,20 @@ class Names:
         return a == b or self.exact(a) == self.exact(b)
 
     def within(self, path: str, folder: str) -> tuple[str, ...] | None:
-        """The components of absolute `path` below absolute `folder`, when it lies there."""
-        if self.same(path.rstrip("/"), folder.rstrip("/")):
-            return ()
+        """The components of absolute `path` below absolute `folder`, when it lies there
+        (compared component by component, so folding may change a name's length)."""
         prefix = folder.rstrip("/") + "/"
-        head = path[: len(prefix)]
-        if len(path) > len(prefix) and self.same(head, prefix):
+        if path.startswith(prefix):
             return tuple(path[len(prefix) :].split("/"))
-        return None
+        if path.rstrip("/") == folder.rstrip("/"):
+            return ()
+        if not (self.folds or self.nfc):
+            return None
+        outer = folder.rstrip("/").split("/")
+        parts = path.rstrip("/").split("/")
+        if len(parts) < len(outer) or not all(map(self.same, parts, outer)):
+            return None
+        return tuple(parts[len(outer) :])
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -129,39 +138,43 @@ EXACT = Names(folds=False, nfc=False)
 def probe_folds(path: str) -> bool:
     """Whether the folder at `path` finds its entries in another case.
 
-    Looks an entry of the folder up with its case swapped and compares identities;
-    with no entry whose name has case, looks the folder itself up in its parent (same
+    Looks entries of the folder up with their case swapped (one-to-one swaps only)
+    and compares identities: one entry found in another case decides it folds. With
+    no entry whose name has case, looks the folder itself up in its parent (same
     device only). Undecided: True on macOS and Windows (their defaults), else False.
     """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return sys.platform in ("darwin", "win32")
+    answers: set[bool] = set()
     try:
         here = os.fstat(fd)
         with os.scandir(path) as entries:
             for n, entry in enumerate(entries):
-                if n >= _PROBE_ENTRIES:
+                if n >= _PROBE_ENTRIES or True in answers:
                     break
                 found = _same_in_other_case(path, entry.name, here.st_dev)
                 if found is not None:
-                    return found
+                    answers.add(found)
         parent, name = os.path.split(path.rstrip("/"))
-        if parent and name:
+        if not answers and parent and name:
             found = _same_in_other_case(parent, name, here.st_dev)
             if found is not None:
-                return found
+                answers.add(found)
     except OSError:
         pass
     finally:
         os.close(fd)
+    if answers:
+        return True in answers
     return sys.platform in ("darwin", "win32")
 
 
 def _same_in_other_case(folder: str, name: str, dev: int) -> bool | None:
     """True/False when `name`'s case-swapped spelling answers the question, else None."""
     other = name.swapcase()
-    if other == name or other.casefold() != name.casefold():
+    if other == name or other.swapcase() != name:  # only one-to-one swaps (not `ß`/`SS`)
         return None
     try:
         st = os.stat(os.path.join(folder, name), follow_symlinks=False)

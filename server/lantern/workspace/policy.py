@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 import pathspec
 
 from lantern.errors import ToolError
-from lantern.workspace.names import EXACT, Names, strip_aliases, windows_alias
+from lantern.workspace.names import EXACT, Names, has_alias, strip_aliases, windows_alias
 
 # Folders and files refused wherever they appear in a path.
 SENSITIVE_NAMES = frozenset(
@@ -96,9 +96,17 @@ _BACKUP = re.compile(
 
 
 def fold(name: str) -> str:
-    """The form a name is compared in against the built-in list: case-folded, without a
-    `:stream` suffix or trailing dots and spaces."""
-    return strip_aliases(name).casefold()
+    """The form a name is compared in against the built-in list: case-folded, without
+    trailing dots and spaces."""
+    return name.casefold().rstrip(". ")
+
+
+def _folds(name: str) -> tuple[str, ...]:
+    """`fold(name)`, and the folded name without a `:stream` suffix when it has one: the
+    built-in list refuses a name when either form is on it."""
+    if ":" not in name:
+        return (fold(name),)
+    return (fold(name), fold(strip_aliases(name)))
 
 
 def _originals(folded: str) -> set[str]:
@@ -135,7 +143,7 @@ def sensitive_component(name: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def name_refusal(name: str) -> str | None:
     """Why one path component is refused: "sensitive", "windows_alias", or None."""
-    if any(_sensitive(original) for original in _originals(fold(name))):
+    if any(_sensitive(original) for form in _folds(name) for original in _originals(form)):
         return "sensitive"
     return "windows_alias" if windows_alias(name) is not None else None
 
@@ -143,8 +151,12 @@ def name_refusal(name: str) -> str | None:
 @functools.lru_cache(maxsize=1 << 16)
 def sensitive_pair(folder: str, name: str) -> bool:
     """`.kube/config`, `.docker/config.json` and their backups."""
-    folder = fold(folder)
-    return any((folder, original) in SENSITIVE_PAIRS for original in _originals(fold(name)))
+    return any(
+        (outer, original) in SENSITIVE_PAIRS
+        for outer in _folds(folder)
+        for form in _folds(name)
+        for original in _originals(form)
+    )
 
 
 _PAIR_FOLDERS = frozenset(folder for folder, _ in SENSITIVE_PAIRS)
@@ -153,7 +165,7 @@ _PAIR_FOLDERS = frozenset(folder for folder, _ in SENSITIVE_PAIRS)
 def pair_folder(folder: str) -> bool:
     """Whether some file name inside `folder` can make a sensitive pair (`.kube`): when
     not, `sensitive_pair(folder, name)` is False for every name."""
-    return fold(folder) in _PAIR_FOLDERS
+    return any(form in _PAIR_FOLDERS for form in _folds(folder))
 
 
 class Policy:
@@ -206,10 +218,14 @@ class Policy:
         if folder and sensitive_pair(folder[-1], name):
             return "sensitive"
         if self._deny is not None:
-            key = self.names.key
-            rel = "/".join([*map(key, folder), key(name)]) + ("/" if is_dir else "")
-            if self._deny.match_file(rel):
+            end = "/" if is_dir else ""
+            exact = self.names.exact
+            if self._deny.match_file("/".join([*map(exact, folder), exact(name)]) + end):
                 return "deny_glob"
+            if has_alias(name) or any(map(has_alias, folder)):  # as Windows would look it up
+                key = self.names.key
+                if self._deny.match_file("/".join([*map(key, folder), key(name)]) + end):
+                    return "deny_glob"
         return None
 
     def check(self, components: Sequence[str], rel: str, *, is_dir: bool = False) -> None:
