@@ -25,6 +25,7 @@ from lantern.approvals import grants_path
 from lantern.audit import audit_path
 from lantern.config import Settings, config_path
 from lantern.errors import ToolError
+from lantern.escaping import public_url
 from lantern.platform_gate import unsupported
 from lantern.tools.ripgrep import rg_binary
 from lantern.workspace.jail import readback_method
@@ -59,14 +60,15 @@ def run_doctor(settings: Settings, *, probe: bool = False) -> int:
     base_url = settings.base_url or (
         "https://api.openai.com/v1" if settings.api_key else ollama_base_url(os.environ)
     )
+    shown_url = public_url(base_url)  # its query or userinfo may carry a key
     try:
         models = list_models(base_url, settings.api_key, headers=settings.headers)
         listed = ", ".join(models[:10]) + (" …" if len(models) > 10 else "")
-        print(f"Endpoint:     {base_url} reachable; models: {listed or '(none listed)'}")
+        print(f"Endpoint:     {shown_url} reachable; models: {listed or '(none listed)'}")
         if settings.model and models and settings.model not in models:
             print(f"  warning: model {settings.model!r} is not in the endpoint's list")
     except (OSError, ValueError, urllib.error.URLError) as exc:
-        print(f"Endpoint:     {base_url} NOT reachable ({exc})")
+        print(f"Endpoint:     {shown_url} NOT reachable ({exc})")
         ok = False
     if not settings.model:
         print("Model:        not set (lantern ask will try Ollama, then explain how to set one)")
@@ -139,7 +141,7 @@ async def run_probe(settings: Settings) -> bool:
         return False
     print(
         f"Probe:        one get_time round trip with model {endpoint.model!r} "
-        f"at {endpoint.base_url or 'https://api.openai.com/v1'} (no workspace content)"
+        f"at {public_url(endpoint.base_url or 'https://api.openai.com/v1')} (no workspace content)"
     )
     from lantern.cli_doctor_address import check_address
 

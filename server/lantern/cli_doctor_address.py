@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from lantern.agent.diagnose import Prober, fixed_url, origin
 from lantern.agent.failure import shown
-from lantern.escaping import escape_line
+from lantern.escaping import escape_line, public_url
 
 LABEL = "  {:<16}"
 
@@ -37,10 +37,11 @@ async def check_address(
 ) -> Address:
     prober = Prober(api_key, headers)
     found = Address()
+    shown_url = public_url(base_url)  # its query or userinfo may carry a key
     models = await prober.models(base_url)
     tags = await prober.ollama_models(base_url)
     if models is not None:
-        found.say("address", f"{base_url} answers the API")
+        found.say("address", f"{shown_url} answers the API")
     else:
         fixed = fixed_url(base_url)
         answers = fixed if fixed and await prober.models(fixed) is not None else None
@@ -51,11 +52,11 @@ async def check_address(
             models = await prober.models(answers)
             found.say(
                 "address",
-                f"NOT the API: {base_url} lists no models, {answers} does → set `baseUrl` to "
-                f"{answers}",
+                f"NOT the API: {shown_url} lists no models, {public_url(answers)} does → set "
+                f"`baseUrl` to {public_url(answers, keep=('api-version',))}",
             )
         else:
-            found.say("address", f"{base_url} lists no models (GET …/models); see the round trip")
+            found.say("address", f"{shown_url} lists no models (GET …/models); see the round trip")
     listed = models if models is not None else tags
     if listed is not None:
         names = tuple(escape_line(m) for m in listed)

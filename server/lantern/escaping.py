@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 # C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings, overrides and
 # isolates (which reorder what a reader sees), and lone surrogates (no UTF-8 for them).
@@ -90,3 +91,15 @@ def replace_surrogates(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(replace_surrogates(v) for v in value)
     return value
+
+
+def public_url(url: str, keep: tuple[str, ...] = ()) -> str:
+    """A URL as any text that leaves the process may show it: no userinfo (`user:key@`),
+    no fragment, and of its query (which may carry a key) only the parameters in `keep`."""
+    try:
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k in keep]
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit((parts.scheme, host, parts.path, urlencode(query), ""))
+    except ValueError:  # not a URL urllib can read (a bad IPv6 host): nothing of it shown
+        return "(the base URL)"

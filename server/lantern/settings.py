@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from lantern.escaping import public_url
+
 __all__ = ["Settings", "SettingsError", "ToolProtocol", "describe", "setting_names"]
 
 ApprovalMode = Literal["ask", "workspace"]
@@ -195,8 +197,11 @@ class Settings(_Section):
     headers: Headers = Field(default={}, repr=False)
 
     def public_dict(self) -> dict[str, Any]:
-        """The settings by name, safe to print or log: the API key masked."""
+        """The settings by name, safe to print or log: the API key masked, the base URL
+        without userinfo or query (but Azure's api-version): a key may be there."""
         data = self.model_dump(mode="json", by_alias=True)
+        if self.base_url is not None:
+            data["baseUrl"] = public_url(self.base_url, keep=("api-version",))
         key = self.api_key
         data["apiKey"] = None if key is None else "…" if len(key) < 12 else f"{key[:3]}…{key[-4:]}"
         data["headers"] = {name: "…" for name in self.headers}  # values may be keys

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import Lantern, Run
+from tests.cli.conftest import Lantern, Project, Run
+from tests.cli.test_doctor_probe import doctor
 from tests.dialects import replay
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
@@ -104,6 +105,35 @@ def test_ollama_found_at_its_root_names_ollama(fake: FakeOpenAI, lantern: Lanter
     assert fix_for(found, "model")["choices"] == ["qwen2.5-coder:7b"]
     assert "Ollama answers at" in found["summary"]
     assert len(chat_paths(fake)) == 1
+
+
+def test_a_key_in_the_base_urls_query_is_never_shown(
+    fake: FakeOpenAI, lantern: Lantern, env: dict[str, str], project: Project
+) -> None:
+    # A gateway that takes its key in the query, asked without /v1: its router's 404 for the
+    # chat route, while /v1/models answers. The diagnosis names the URLs without the query.
+    fake.off_route = Turn(raw='{"detail":"Not Found"}', raw_status=404)
+    root = f"http://127.0.0.1:{fake.port}"
+    keyed = f"{root}?key=SECRET123&api-version=2024-10-21"
+    run = lantern.ask(replay.QUESTION, base_url=keyed)
+    found = detail(run, "model_wrong_url")
+    fix = fix_for(found, "baseUrl")
+    assert fix["value"] == f"{root}/v1?api-version=2024-10-21"  # the non-secret part kept
+    assert "keep the query" in fix["note"]
+    assert [r.path for r in fake.requests if r.method == "GET"] == [
+        "/v1/models?key=SECRET123&api-version=2024-10-21"  # the key still reaches the server
+    ]
+    assert "SECRET123" not in run.stdout + run.stderr
+
+    text = lantern.ask(replay.QUESTION, base_url=keyed, as_json=False)
+    assert text.rc == EXIT_MODEL
+    assert readable(text)[0].startswith(f"lantern: nothing answers chat requests at {root} ")
+    assert "SECRET123" not in text.stdout + text.stderr
+
+    for extra in ((), ("--probe",)):
+        done = doctor(env, project.root, *extra, model="m", base_url=keyed)
+        assert f"{root}/v1?api-version=2024-10-21" in done.stdout or not extra, done.stdout
+        assert "SECRET123" not in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 def test_a_missing_model_lists_the_models_there(fake: FakeOpenAI, lantern: Lantern) -> None:

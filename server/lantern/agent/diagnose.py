@@ -16,12 +16,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
 
 from lantern.agent.failure import Fix, ModelError
-from lantern.escaping import escape_line
+from lantern.escaping import escape_line, public_url
 
 PROBE_TIMEOUT = 3.0
 _MAX_BODY = 1 << 20
@@ -159,11 +159,19 @@ async def diagnose(error: ModelError, base_url: str, model: str, prober: Prober)
 def _wrong_url(
     error: ModelError, base_url: str, fixed: str, more: tuple[Fix, ...], who: str = "the API"
 ) -> ModelError:
+    # Both URLs are shown without userinfo or query (a key may be there); the value to set
+    # keeps only Azure's api-version, and the note asks to keep the rest.
     said = f" ({error.status})" if error.status else ""
+    value = public_url(fixed, keep=("api-version",))
+    note = f"{who} answers there"
+    parts = urlsplit(fixed)
+    if "@" in parts.netloc or any(k != "api-version" for k, _ in parse_qsl(parts.query, True)):
+        note += "; keep the query and credentials your base URL has"
     return ModelError(
         "wrong_url",
-        f"nothing answers chat requests at {base_url}{said}, but {who} answers at {fixed}",
+        f"nothing answers chat requests at {public_url(base_url)}{said}, "
+        f"but {who} answers at {public_url(fixed)}",
         words=error.words,
         status=error.status,
-        fixes=(Fix("baseUrl", fixed, note=f"{who} answers there"), *more),
+        fixes=(Fix("baseUrl", value, note=note), *more),
     )

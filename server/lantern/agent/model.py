@@ -31,12 +31,11 @@ from lantern.agent.http import (
     read_json,
     request_headers,
     said_done,
-    split_base_url,
 )
 from lantern.agent.outcomes import cut_short
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
 from lantern.agent.stream import ReplyAssembler, whole_reply_chunks
-from lantern.escaping import replace_surrogates
+from lantern.escaping import public_url, replace_surrogates
 
 __all__ = ["ErrorKind", "ModelClient", "ModelError", "Reply", "ToolCall", "Usage"]
 
@@ -103,8 +102,8 @@ class ModelClient:
 
     @property
     def where(self) -> str:
-        """The base URL as messages show it: without its query (which may carry a key)."""
-        return split_base_url(self.base_url)[0]
+        """The base URL as messages show it: without its query or userinfo (a key may be there)."""
+        return public_url(self.base_url)
 
     async def close(self) -> None:
         await self._client.close()

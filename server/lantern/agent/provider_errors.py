@@ -82,9 +82,11 @@ _MODEL_MISSING = re.compile(
     re.IGNORECASE,
 )
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]*>")
+# A web page is read by plain scans, each moving forward only: linear in the page, whatever
+# it holds (a lazy regex over thousands of unclosed `<script>` takes quadratic time).
+_PAGE_CAP = 256 * 1024  # characters of a page looked at; its words are cut far shorter
+_HIDDEN = ("script", "style", "head")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def describe(body: Any) -> str:
@@ -118,10 +120,76 @@ def is_html(body: Any) -> bool:
 
 def page_text(page: str) -> tuple[str, str]:
     """A web page's title and its visible text, whitespace collapsed (both may be empty)."""
-    found = _TITLE.search(page)
-    title = " ".join(html.unescape(_TAG.sub(" ", found[1])).split()) if found else ""
-    text = " ".join(html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", page))).split())
+    page = page[:_PAGE_CAP]
+    low = page.translate(_ASCII_LOWER)  # tag names matched in any case, indexes unchanged
+    title = ""
+    opened = low.find("<title")
+    start = low.find(">", opened) + 1 if opened >= 0 else 0
+    end = low.find("</title>", start) if start else -1
+    if end >= 0:
+        title = " ".join(html.unescape(_without_tags(page[start:end])).split())
+    text = " ".join(html.unescape(_without_tags(_without_hidden(page, low))).split())
     return title, text
+
+
+def _without_hidden(page: str, low: str) -> str:
+    """`page` less its `<script>`, `<style>` and `<head>` elements, each up to its closing tag
+    (`</script >` too). An unclosed script or style hides the rest of the page, as in a
+    browser; an unclosed `<head>` (its end tag is optional) hides nothing."""
+    kept: list[str] = []
+    done = 0  # the page up to here is kept or dropped
+    ahead = dict.fromkeys(_HIDDEN, -1)  # each name's next opening tag found so far
+    while True:
+        for name in _HIDDEN:
+            if ahead[name] < done:
+                ahead[name] = _opening(low, name, done)
+        name = min(_HIDDEN, key=ahead.__getitem__)
+        at = ahead[name]
+        if at == len(low):
+            break
+        closing = _closing_end(low, name, at + 1 + len(name))
+        if closing < 0 and name == "head":
+            ahead[name] = len(low)  # no later <head> has a closing tag either
+            continue
+        kept += (page[done:at], " ")
+        done = len(low) if closing < 0 else closing
+    kept.append(page[done:])
+    return "".join(kept)
+
+
+def _opening(low: str, name: str, start: int) -> int:
+    """Where the next `<name` tag begins (not `<header`), or the page's length."""
+    at = low.find("<" + name, start)
+    while at >= 0:
+        after = at + 1 + len(name)
+        if after == len(low) or not (low[after].isalnum() or low[after] == "_"):
+            return at
+        at = low.find("<" + name, at + 1)
+    return len(low)
+
+
+def _closing_end(low: str, name: str, start: int) -> int:
+    """Where the first `</name>` (blanks allowed before `>`) at `start` or later ends; -1."""
+    at = low.find("</" + name, start)
+    while at >= 0:
+        after = at + 2 + len(name)
+        while after < len(low) and low[after].isspace():
+            after += 1
+        if after < len(low) and low[after] == ">":
+            return after + 1
+        at = low.find("</" + name, after)
+    return -1
+
+
+def _without_tags(text: str) -> str:
+    """Each `<…>` replaced by a space; a `<` that no `>` follows is left as it is."""
+    kept: list[str] = []
+    done = 0
+    while (opened := text.find("<", done)) >= 0 and (closed := text.find(">", opened)) >= 0:
+        kept += (text[done:opened], " ")
+        done = closed + 1
+    kept.append(text[done:])
+    return "".join(kept)
 
 
 def _collect(body: Any, words: list[str], depth: int) -> None:
