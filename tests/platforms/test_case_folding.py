@@ -33,7 +33,6 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.platforms.conftest import (
-    LANTERN,
     REFUSED,
     TIMEOUT,
     Cli,
@@ -213,16 +212,9 @@ def test_names_stored_in_another_case_are_refused_on_the_folding_disk(
 def ask(cli: Cli, fake: FakeOpenAI, ws: Path, calls: list[dict[str, Any]]) -> dict[str, Any]:
     """`lantern ask --approve ask --json` with no terminal: only config.toml decides."""
     fake.add_turns([Turn(tool_calls=calls), Turn(content="Done.")])
-    cmd = [str(LANTERN), "ask", "What is in there?", "--workspace", str(ws)]
-    cmd += ["--base-url", fake.base_url, "--model", "fake-model", "--approve", "ask", "--json"]
-    done = subprocess.run(
-        cmd,
-        env=cli.env,
-        cwd=cli.tmp,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
+    done = cli.lantern(
+        *("ask", "What is in there?", "--workspace", str(ws), "--base-url", fake.base_url),
+        *("--model", "fake-model", "--approve", "ask", "--json"),
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
