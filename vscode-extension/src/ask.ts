@@ -1,97 +1,340 @@
-// One question: progress notification with Cancel, events into the panel, the result back.
+// The conversation in this window: its turns, the question running now and the ones
+// queued behind it, approvals answered from the view or a notification, and storage.
+// The view renders what this posts; the server answers what this sends.
 
 import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
-import type { ConversationView } from "./view";
-import type { AskParams, AskResult, LanternEvent } from "./protocol";
+import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, Range, ToPanel, TurnRecord } from "./protocol";
+import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
+import { applyEvent, applyFailure, applyResult, newTurn, settleRestored } from "./turns";
 
 const REQUEST_CANCELLED = -32800;
 
+/** What the conversation needs from the rest of the extension. */
+export interface Host {
+  post(message: ToPanel): void;
+  show(): void;
+  /** The server's client, started if need be (undefined: it could not start; it said why). */
+  client(): Promise<LanguageClient | undefined>;
+  /** Whether the server is up now (else the question shows "Preparing Lantern…"). */
+  readonly serverRunning: boolean;
+  /** The rest of the view's state: the model chip and the setup card. */
+  chrome(): Pick<PanelState, "model" | "setup">;
+}
+
+export interface Attachment {
+  uri: string;
+  path: string;
+  range: Range;
+}
+
+interface Running {
+  key: string;
+  conversationId: string;
+  cancel: vscode.CancellationTokenSource;
+}
+
+interface Pending {
+  approval: PanelApproval;
+  turnKey: string;
+  resolve: (action: string | null) => void;
+}
+
+function freshConversation(): StoredConversation {
+  const now = Date.now();
+  return { id: crypto.randomUUID(), title: "New conversation", created: now, updated: now, turns: [] };
+}
+
 export class Questions implements vscode.Disposable {
-  conversationId = crypto.randomUUID();
-  private readonly running = new Map<string, { key: string; cancel: vscode.CancellationTokenSource }>();
-  private readonly lastResult = new vscode.EventEmitter<AskResult>();
-  readonly onDidAnswer = this.lastResult.event;
+  private conversation: StoredConversation;
+  private running: Running | undefined;
+  private readonly pending = new Map<string, Pending>();
   private subscription: vscode.Disposable | undefined;
+  private readonly answered = new vscode.EventEmitter<AskResult>();
+  readonly onDidAnswer = this.answered.event;
 
-  constructor(private readonly panel: ConversationView) {}
+  constructor(
+    private readonly host: Host,
+    private readonly store: ConversationStore,
+  ) {
+    const current = store.currentId ? store.load(store.currentId) : undefined;
+    this.conversation = current ? { ...current, turns: current.turns.map(settleRestored) } : freshConversation();
+  }
 
-  /** Route `lantern/event` notifications of a (re)started client to the panel. */
+  get conversationId(): string {
+    return this.conversation.id;
+  }
+
+  get turns(): readonly TurnRecord[] {
+    return this.conversation.turns;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  state(): PanelState {
+    return { conversationId: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns, ...this.host.chrome() };
+  }
+
+  snapshot(): StoredConversation {
+    return this.conversation;
+  }
+
+  /** Route `lantern/event` notifications of a (re)started client to the running turn. */
   attach(client: LanguageClient): void {
     this.subscription?.dispose();
     this.subscription = client.onNotification("lantern/event", (event: LanternEvent) => {
-      const question = this.running.get(event.conversationId);
-      if (question) this.panel.post({ type: "event", key: question.key, event });
+      const running = this.running;
+      if (!running || event.conversationId !== running.conversationId) return;
+      const turn = this.turn(running.key);
+      if (!turn) return;
+      applyEvent(turn, event);
+      if (event.kind === "tool" && event.status !== "awaiting_approval") this.closeApprovalFor(event.callId);
+      this.host.post({ type: "event", key: running.key, event });
     });
   }
 
-  cancel(): boolean {
-    const question = this.running.get(this.conversationId) ?? [...this.running.values()].pop();
-    question?.cancel.cancel();
-    return question !== undefined;
+  private turn(key: string): TurnRecord | undefined {
+    return this.conversation.turns.find((t) => t.key === key);
   }
 
-  async newConversation(client: LanguageClient | undefined): Promise<void> {
-    const old = this.conversationId;
-    this.running.get(old)?.cancel.cancel();
-    this.conversationId = crypto.randomUUID();
-    this.panel.post({ type: "reset" });
-    if (client) {
-      try {
-        await client.sendRequest("lantern/resetConversation", { conversationId: old });
-      } catch {
-        // the server forgets it on restart anyway
+  private changed(turn: TurnRecord, persist = true): void {
+    this.host.post({ type: "turn", turn });
+    if (persist) void this.save();
+  }
+
+  private async save(): Promise<void> {
+    this.conversation.updated = Date.now();
+    await this.store.save(this.conversation);
+    await this.store.setCurrent(this.conversation.id);
+  }
+
+  /** Ask now, or after the answer that is running (the question is shown as queued). */
+  submit(question: string, attachment?: Attachment): void {
+    const shown = attachment && {
+      path: attachment.path,
+      startLine: attachment.range.start.line + 1,
+      endLine: attachment.range.end.line + (attachment.range.end.character === 0 && attachment.range.end.line > attachment.range.start.line ? 0 : 1),
+      uri: attachment.uri,
+      range: attachment.range,
+    };
+    const queued = this.running !== undefined || this.conversation.turns.some((t) => t.state === "queued");
+    const turn = newTurn(crypto.randomUUID(), question, queued ? "queued" : this.host.serverRunning ? "running" : "preparing", shown);
+    if (this.conversation.turns.length === 0) this.conversation.title = titleOf(question);
+    this.conversation.turns.push(turn);
+    this.host.show();
+    this.changed(turn);
+    if (!queued) void this.run(turn);
+  }
+
+  retry(key: string): void {
+    const turn = this.turn(key);
+    if (!turn) return;
+    const a = turn.attachment;
+    this.submit(turn.question, a?.uri && a.range ? { uri: a.uri, path: a.path, range: a.range } : undefined);
+  }
+
+  removeQueued(key: string): void {
+    const turn = this.turn(key);
+    if (!turn || turn.state !== "queued") return;
+    this.conversation.turns = this.conversation.turns.filter((t) => t.key !== key);
+    this.host.post({ type: "state", state: this.state() });
+    void this.save();
+  }
+
+  /** Stop the answer that is running; queued questions then go ahead. */
+  stop(): boolean {
+    this.running?.cancel.cancel();
+    return this.running !== undefined;
+  }
+
+  private next(): void {
+    const queued = this.conversation.turns.find((t) => t.state === "queued");
+    if (!queued) return;
+    queued.state = this.host.serverRunning ? "running" : "preparing";
+    this.changed(queued, false);
+    void this.run(queued);
+  }
+
+  private async run(turn: TurnRecord): Promise<void> {
+    const conversation = this.conversation;
+    const conversationId = conversation.id;
+    const cancel = new vscode.CancellationTokenSource();
+    this.running = { key: turn.key, conversationId, cancel };
+    try {
+      const client = await this.host.client();
+      if (!client) {
+        applyFailure(turn, "Lantern's server did not start; the notification and Lantern: Show Log say why.", false);
+        return;
+      }
+      if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
+      if (turn.state === "preparing") {
+        turn.state = "running";
+        this.changed(turn, false);
+      }
+      const history = historyOf(this.conversation.turns.filter((t) => t.key !== turn.key));
+      const a = turn.attachment;
+      const params: AskParams = {
+        question: turn.question,
+        conversationId,
+        context: a?.uri ? { uri: a.uri, range: a.range } : undefined,
+        workDoneToken: `lantern-${turn.key}`,
+        history,
+      };
+      const result = await this.withProgress(client, params, cancel);
+      applyResult(turn, result);
+      this.answered.fire(result);
+      if (result.stopReason === "error") this.notifyError(turn, result);
+    } catch (error) {
+      const cancelled = cancel.token.isCancellationRequested || (error as { code?: number }).code === REQUEST_CANCELLED;
+      applyFailure(turn, cancelled ? "Stopped." : `Lantern failed: ${error instanceof Error ? error.message : String(error)}`, cancelled);
+    } finally {
+      for (const [id, p] of this.pending) if (p.turnKey === turn.key) this.settle(id, null);
+      cancel.dispose();
+      if (this.running?.key === turn.key) this.running = undefined;
+      if (this.conversation === conversation) {
+        this.changed(turn);
+        this.next();
+      } else {
+        // Another conversation was opened meanwhile: this one is stored as it ended.
+        void this.store.save(conversation);
       }
     }
   }
 
-  async ask(client: LanguageClient, question: string, context?: AskParams["context"]): Promise<AskResult | undefined> {
-    const conversationId = this.conversationId;
-    if (this.running.has(conversationId)) {
-      void vscode.window.showInformationMessage("Lantern is still answering; wait for it or run Lantern: Cancel.");
-      return undefined;
-    }
-    const key = crypto.randomUUID();
-    const cancel = new vscode.CancellationTokenSource();
-    this.running.set(conversationId, { key, cancel });
-    this.panel.post({ type: "question", key, question });
-    const workDoneToken = `lantern-${key}`;
-    try {
-      return await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: "Lantern", cancellable: true },
-        async (progress, token) => {
-          token.onCancellationRequested(() => cancel.cancel());
-          progress.report({ message: question.length > 60 ? `${question.slice(0, 60)}…` : question });
-          const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-            if (value.kind !== "end" && value.message) progress.report({ message: value.message });
-          });
-          try {
-            const params: AskParams = { question, conversationId, context, workDoneToken };
-            const result = await client.sendRequest<AskResult>("lantern/ask", params, cancel.token);
-            this.panel.post({ type: "result", key, result });
-            this.lastResult.fire(result);
-            if (result.stopReason === "error" && result.error) void vscode.window.showErrorMessage(`Lantern: ${result.error}`);
-            return result;
-          } finally {
-            listener.dispose();
-          }
+  /** The request, with a progress notification that mirrors the tool activity and can cancel it. */
+  private withProgress(client: LanguageClient, params: AskParams, cancel: vscode.CancellationTokenSource): Thenable<AskResult> {
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "Lantern", cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => cancel.cancel());
+        const q = params.question;
+        progress.report({ message: q.length > 60 ? `${q.slice(0, 60)}…` : q });
+        const listener = client.onProgress(WorkDoneProgress.type, params.workDoneToken ?? "", (value) => {
+          if (value.kind !== "end" && value.message) progress.report({ message: value.message });
+        });
+        try {
+          return await client.sendRequest<AskResult>("lantern/ask", params, cancel.token);
+        } finally {
+          listener.dispose();
+        }
+      },
+    );
+  }
+
+  private notifyError(turn: TurnRecord, result: AskResult): void {
+    // The view shows the error with its buttons; a notification says so when the view is hidden.
+    const summary = result.detail?.summary ?? result.error ?? "the question failed";
+    void vscode.window.showErrorMessage(`Lantern: ${summary}`, "Show", "Retry").then((choice) => {
+      if (choice === "Show") this.host.show();
+      else if (choice === "Retry") this.retry(turn.key);
+    });
+  }
+
+  // ------------------------------------------------------------ approvals
+
+  /** `lantern/approve`: shown in the turn and as a notification; the first answer wins. */
+  approve(params: ApproveParams, token: vscode.CancellationToken): Promise<{ action: string | null }> {
+    const turn = this.running && params.conversationId === this.running.conversationId ? this.turn(this.running.key) : undefined;
+    const id = crypto.randomUUID();
+    const approval: PanelApproval = {
+      id,
+      callId: params.callId,
+      message: params.message,
+      actions: params.actions,
+      expiresAt: Date.now() + params.timeoutSeconds * 1000,
+    };
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(id, null), params.timeoutSeconds * 1000);
+      this.pending.set(id, {
+        approval,
+        turnKey: turn?.key ?? "",
+        resolve: (action) => {
+          clearTimeout(timer);
+          resolve({ action });
         },
-      );
-    } catch (error) {
-      const cancelled = cancel.token.isCancellationRequested || (error as { code?: number }).code === REQUEST_CANCELLED;
-      const message = cancelled ? "Cancelled." : `Lantern failed: ${error instanceof Error ? error.message : String(error)}`;
-      this.panel.post({ type: "failed", key, message, cancelled });
-      return undefined;
-    } finally {
-      this.running.delete(conversationId);
-      cancel.dispose();
+      });
+      token.onCancellationRequested(() => this.settle(id, null));
+      if (turn) {
+        turn.approval = approval;
+        this.changed(turn, false);
+      }
+      // Closing the notification is not an answer: the prompt stays in the view.
+      void vscode.window.showInformationMessage(params.message, ...params.actions).then((choice) => {
+        if (choice !== undefined) this.settle(id, choice);
+      });
+    });
+  }
+
+  /** An answer from the view. */
+  answerApproval(id: string, action: string): void {
+    this.settle(id, action);
+  }
+
+  private closeApprovalFor(callId: string): void {
+    for (const [id, p] of this.pending) if (p.approval.callId === callId) this.settle(id, null);
+  }
+
+  private settle(id: string, action: string | null): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    pending.resolve(action);
+    const turn = this.turn(pending.turnKey);
+    if (turn?.approval?.id === id) {
+      turn.approval = undefined;
+      this.changed(turn, false);
     }
+  }
+
+  // ------------------------------------------------------------ conversations
+
+  /** Start a new conversation; the current one stays in the history. */
+  async newConversation(): Promise<void> {
+    await this.switchTo(freshConversation());
+  }
+
+  async open(id: string): Promise<boolean> {
+    const stored = this.store.load(id);
+    if (!stored) return false;
+    await this.switchTo({ ...stored, turns: stored.turns.map(settleRestored) });
+    return true;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.delete(id);
+    if (id === this.conversation.id) await this.switchTo(freshConversation());
+  }
+
+  private async switchTo(conversation: StoredConversation): Promise<void> {
+    this.running?.cancel.cancel();
+    for (const turn of this.conversation.turns) if (turn.state === "queued") turn.state = "done";
+    this.conversation.turns = this.conversation.turns.filter((t) => !(t.state === "done" && !t.result && !t.failure));
+    await this.store.save(this.conversation);
+    this.conversation = conversation;
+    await this.store.setCurrent(conversation.id);
+    this.host.post({ type: "state", state: this.state() });
+  }
+
+  /** Tokens of the last answer and of the whole conversation. */
+  usage(): { last?: AskResult; total: { promptTokens: number; completionTokens: number } } {
+    const total = { promptTokens: 0, completionTokens: 0 };
+    let last: AskResult | undefined;
+    for (const turn of this.conversation.turns) {
+      if (!turn.result) continue;
+      total.promptTokens += turn.result.usage.promptTokens;
+      total.completionTokens += turn.result.usage.completionTokens;
+      last = turn.result;
+    }
+    return { last, total };
   }
 
   dispose(): void {
     this.subscription?.dispose();
-    for (const { cancel } of this.running.values()) cancel.cancel();
-    this.lastResult.dispose();
+    this.running?.cancel.cancel();
+    for (const id of [...this.pending.keys()]) this.settle(id, null);
+    this.answered.dispose();
   }
 }

@@ -12,6 +12,7 @@ import {
   State,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
 } from "vscode-languageclient/node";
 import { unsupportedHost } from "./host";
 import type { ServerInfo } from "./protocol";
@@ -86,9 +87,29 @@ async function pythonExtensionInterpreter(output: vscode.LogOutputChannel): Prom
   }
 }
 
+/** What a running server was started with: a change to any of it needs a new server. */
+function launchKey(trusted: Trusted, keyGeneration: number): string {
+  return JSON.stringify([trusted.values["server.command"] ?? null, trusted.values.baseUrl ?? null, keyGeneration]);
+}
+
+/** Tells the server this client shows approvals in its own view (`lantern/approve`). */
+const approvalRequests: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: { approvalRequests: true } };
+  },
+  initialize() {},
+  getState: () => ({ kind: "static" }),
+  clear() {},
+};
+
 export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
   info: ServerInfo | undefined;
+  /** Called with each new client before it starts: register request handlers here. */
+  onNewClient: ((client: LanguageClient) => void) | undefined;
+  private startedFor = "";
+  private keyGeneration = 0;
+  private lifecycle: Promise<unknown> = Promise.resolve();
   private told = false;
   private unsupportedShown = false;
   private readonly warned = new Set<string>();
@@ -204,7 +225,10 @@ export class Server implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("lantern", "Lantern", serverOptions, clientOptions);
+    client.registerFeature(approvalRequests);
+    this.onNewClient?.(client);
     this.client = client;
+    this.startedFor = launchKey(trusted, this.keyGeneration);
     try {
       await client.start();
     } catch (error) {
@@ -229,7 +253,7 @@ export class Server implements vscode.Disposable {
     void this.reportIgnored(trusted);
     if (!this.client) return undefined;
     if (event.affectsConfiguration("lantern.server.command") || event.affectsConfiguration("lantern.baseUrl")) {
-      return this.restart();
+      return this.ensure();
     }
     if (this.running) {
       // No settings in the notification: the server then asks again, for the window and
@@ -251,14 +275,28 @@ export class Server implements vscode.Disposable {
     }
   }
 
-  async restart(): Promise<LanguageClient | undefined> {
-    await this.stop();
-    this.told = false;
-    return this.start();
+  /** Starts, stops and restarts one after another, so two never interleave. */
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.lifecycle.then(step, step);
+    this.lifecycle = next.catch(() => undefined);
+    return next;
   }
 
+  async restart(): Promise<LanguageClient | undefined> {
+    return this.serial(async () => {
+      await this.stop();
+      this.told = false;
+      return this.start();
+    });
+  }
+
+  /** The running server, or a new one when none runs or the settings it started with changed. */
   async ensure(): Promise<LanguageClient | undefined> {
-    return this.running ? this.client : this.start();
+    return this.serial(async () => {
+      if (this.running && this.startedFor === launchKey(currentSettings(), this.keyGeneration)) return this.client;
+      if (this.client) await this.stop();
+      return this.start();
+    });
   }
 
   /** The origin a key entered now is bound to ("" when no `lantern.baseUrl` is set). */
@@ -270,7 +308,14 @@ export class Server implements vscode.Disposable {
     const origin = this.keyOrigin();
     if (key && origin !== undefined) await this.context.secrets.store(SECRET_KEY, JSON.stringify({ origin, key }));
     else await this.context.secrets.delete(SECRET_KEY);
-    if (this.client) await this.restart();
+    this.keyGeneration++;
+    if (this.client) await this.ensure();
+  }
+
+  /** Whether a key is stored for the endpoint now configured. */
+  async hasKey(): Promise<boolean> {
+    const { key } = keyFor(parseStoredKey(await this.context.secrets.get(SECRET_KEY)), currentSettings().values.baseUrl);
+    return Boolean(key);
   }
 
   private tellNoPython(detail: string): void {

@@ -1,112 +1,194 @@
 // Lantern for VS Code: wiring only. The server does the work; this starts it on
-// first use (no Python process until a Lantern command runs), sends questions and
-// renders what comes back.
+// first use (no Python process until a Lantern command runs or a question is asked),
+// keeps the conversation and renders what comes back.
 
 import * as vscode from "vscode";
 import { Questions } from "./ask";
 import { currentSettings, Server } from "./client";
-import type { AskResult } from "./protocol";
-import { statusText } from "./settings";
+import { manageApprovals } from "./grants";
+import { exportConversation, showHistory } from "./history";
+import type { ApproveParams, FixAction, FromPanel, PanelState } from "./protocol";
+import { Setup } from "./setup";
+import { statusView } from "./status";
+import { ConversationStore } from "./store";
 import { ConversationView, VIEW_ID } from "./view";
+
+/** `lantern.model` as the server gets it: from the user's own settings only. */
+function configuredModel(): string | null {
+  const model = currentSettings().values.model;
+  return typeof model === "string" && model.trim() ? model.trim() : null;
+}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Lantern", { log: true });
   const server = new Server(context, output);
-  const panel = new ConversationView(context.extensionUri, (question) => void ask(question));
-  const questions = new Questions(panel);
+  const store = new ConversationStore(context.workspaceState);
+  let keySaved = await server.hasKey();
+  let questions: Questions | undefined;
+
+  const chrome = (): Pick<PanelState, "model" | "setup"> => {
+    const configured = configuredModel();
+    const answered = questions?.usage().last?.model ?? null;
+    const model = configured ?? answered;
+    if (model) return { model };
+    const baseUrl = currentSettings().values.baseUrl;
+    return { model: null, setup: { baseUrl: typeof baseUrl === "string" ? baseUrl : "", hasKey: keySaved } };
+  };
+  const view = new ConversationView(
+    context.extensionUri,
+    () => (questions as Questions).state(),
+    (message) => void fromPanel(message),
+  );
+  const client = async () => {
+    const c = await server.ensure();
+    if (c) questions?.attach(c);
+    return c;
+  };
+  questions = new Questions(
+    {
+      post: (message) => view.post(message),
+      show: () => view.show(),
+      client,
+      get serverRunning() {
+        return server.running;
+      },
+      chrome,
+    },
+    store,
+  );
+  const q = questions;
+  server.onNewClient = (c) => {
+    c.onRequest("lantern/approve", (params: ApproveParams, token) => q.approve(params, token));
+  };
+
+  const setApiKey = async (): Promise<boolean> => {
+    const origin = server.keyOrigin();
+    if (origin === undefined) {
+      void vscode.window.showErrorMessage("Lantern: lantern.baseUrl is not a valid URL; fix it in your user settings first.");
+      return false;
+    }
+    const key = await vscode.window.showInputBox({
+      title: "Lantern: Set API Key",
+      prompt: `API key for ${origin || "OpenAI (no lantern.baseUrl set)"}, sent only there (stored in VS Code's secret storage; empty removes it)`,
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return false;
+    await server.setApiKey(key.trim());
+    keySaved = await server.hasKey();
+    refresh();
+    void vscode.window.showInformationMessage(key.trim() ? `Lantern: API key saved for ${origin || "OpenAI"}.` : "Lantern: API key removed.");
+    return Boolean(key.trim());
+  };
+  const setup = new Setup({ client, setApiKey, hasKey: () => server.hasKey() });
+
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  status.command = "lantern.ask";
-  status.tooltip = "Lantern: Ask…";
-  let lastUsage: AskResult["usage"] | undefined;
   // Shown once the server has started: before that Lantern is not running in this window.
-  const refreshStatus = (): void => {
+  const refresh = (): void => {
+    view.post({ type: "model", ...chrome() });
     if (!server.client) return;
-    status.text = statusText(server.info?.model ?? null, lastUsage);
+    const { last, total } = q.usage();
+    const shown = statusView({ configured: configuredModel(), last, total });
+    status.text = shown.text;
+    status.tooltip = shown.tooltip;
+    status.command = shown.command;
     status.show();
   };
 
-  async function client() {
-    const c = await server.ensure();
-    if (c) questions.attach(c);
-    return c;
+  async function fix(action: FixAction): Promise<void> {
+    switch (action.action) {
+      case "openSetting":
+        if (action.setting.startsWith("lantern.")) await vscode.commands.executeCommand("workbench.action.openSettings", action.setting);
+        return;
+      case "openSettings":
+        await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:lantern-dev.lantern");
+        return;
+      case "pickModel":
+        return setup.pickModel();
+      case "setApiKey":
+        await setApiKey();
+        return;
+      case "connect":
+        return setup.connect();
+      case "retry":
+        q.retry(action.key);
+        return;
+    }
   }
 
-  async function ask(question: string, selection?: { uri: string; range: import("./protocol").Range }): Promise<void> {
-    const c = await client();
-    if (c) await questions.ask(c, question, selection);
+  async function fromPanel(message: FromPanel): Promise<void> {
+    if (message.type === "ask" && typeof message.question === "string" && message.question.trim()) q.submit(message.question.trim());
+    else if (message.type === "stop") q.stop();
+    else if (message.type === "removeQueued") q.removeQueued(message.key);
+    else if (message.type === "approve") q.answerApproval(message.id, message.action);
+    else if (message.type === "copy" && typeof message.text === "string") await vscode.env.clipboard.writeText(message.text);
+    else if (message.type === "fix") await fix(message);
   }
+
+  const ask = async (): Promise<void> => {
+    const question = await vscode.window.showInputBox({
+      title: "Lantern: Ask",
+      prompt: "Ask a question about the code in this workspace",
+      placeHolder: "Where is the retry logic?",
+      ignoreFocusOut: true,
+    });
+    if (question?.trim()) q.submit(question.trim());
+  };
 
   context.subscriptions.push(
     output,
     server,
-    panel,
-    vscode.window.registerWebviewViewProvider(VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: true } }),
-    questions,
+    view,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
+    q,
     status,
-    server.onDidChange(refreshStatus),
-    questions.onDidAnswer((result) => {
-      lastUsage = result.usage;
-      refreshStatus();
-    }),
+    server.onDidChange(refresh),
+    q.onDidAnswer(refresh),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!event.affectsConfiguration("lantern")) return;
+      refresh();
       void server.settingsChanged(event).then((c) => {
-        if (c) questions.attach(c);
-        refreshStatus();
+        if (c) q.attach(c);
+        refresh();
       });
     }),
-    vscode.commands.registerCommand("lantern.showConversation", () => panel.show()),
-    vscode.commands.registerCommand("lantern.ask", async () => {
-      const question = await vscode.window.showInputBox({
-        title: "Lantern: Ask",
-        prompt: "Ask a question about the code in this workspace",
-        placeHolder: "Where is the retry logic?",
-        ignoreFocusOut: true,
-      });
-      if (question?.trim()) await ask(question.trim());
-    }),
+    vscode.commands.registerCommand("lantern.showConversation", () => view.show()),
+    vscode.commands.registerCommand("lantern.ask", ask),
     vscode.commands.registerCommand("lantern.askSelection", async () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
         void vscode.window.showInformationMessage("Open a file and select some code first.");
         return;
       }
+      const where = vscode.workspace.asRelativePath(editor.document.uri);
       const question = await vscode.window.showInputBox({
         title: "Lantern: Ask About Selection",
-        prompt: `Ask about ${vscode.workspace.asRelativePath(editor.document.uri)}`,
+        prompt: `Ask about ${where}, lines ${editor.selection.start.line + 1}–${editor.selection.end.line + 1}`,
         placeHolder: "What does this do?",
         ignoreFocusOut: true,
       });
       if (!question?.trim()) return;
       const s = editor.selection;
-      await ask(question.trim(), {
+      q.submit(question.trim(), {
         uri: editor.document.uri.toString(),
+        path: where,
         range: { start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } },
       });
     }),
     vscode.commands.registerCommand("lantern.newConversation", async () => {
-      await questions.newConversation(server.running ? server.client : undefined);
+      await q.newConversation();
+      if (server.running && server.client) questions?.attach(server.client);
+      refresh();
     }),
     vscode.commands.registerCommand("lantern.cancel", () => {
-      if (!questions.cancel()) void vscode.window.showInformationMessage("Lantern has no question running.");
+      if (!q.stop()) void vscode.window.showInformationMessage("Lantern has no question running.");
     }),
-    vscode.commands.registerCommand("lantern.setApiKey", async () => {
-      const origin = server.keyOrigin();
-      if (origin === undefined) {
-        void vscode.window.showErrorMessage("Lantern: lantern.baseUrl is not a valid URL; fix it in your user settings first.");
-        return;
-      }
-      const key = await vscode.window.showInputBox({
-        title: "Lantern: Set API Key",
-        prompt: `API key for ${origin || "the default endpoint"}, sent only there (stored in VS Code's secret storage; empty removes it)`,
-        password: true,
-        ignoreFocusOut: true,
-      });
-      if (key === undefined) return;
-      await server.setApiKey(key.trim());
-      if (server.client) questions.attach(server.client);
-      void vscode.window.showInformationMessage(key.trim() ? `Lantern: API key saved for ${origin || "the default endpoint"}.` : "Lantern: API key removed.");
-    }),
+    vscode.commands.registerCommand("lantern.setApiKey", setApiKey),
+    vscode.commands.registerCommand("lantern.connectModel", () => setup.connect()),
+    vscode.commands.registerCommand("lantern.pickModel", () => setup.pickModel()),
+    vscode.commands.registerCommand("lantern.manageApprovals", async () => manageApprovals(await client(), q.conversationId)),
+    vscode.commands.registerCommand("lantern.showHistory", () => showHistory(q, store).then(refresh)),
+    vscode.commands.registerCommand("lantern.exportConversation", () => exportConversation(q)),
     vscode.commands.registerCommand("lantern.showAuditLog", async () => {
       await client();
       const file = server.info?.auditLog;
@@ -123,7 +205,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("lantern.showLog", () => output.show()),
     vscode.commands.registerCommand("lantern.restartServer", async () => {
       const c = await server.restart();
-      if (c) questions.attach(c);
+      if (c) q.attach(c);
     }),
   );
   // Say at once when a workspace tries to widen Lantern's settings, even before first use.

@@ -32,6 +32,7 @@ export interface ToolCall {
   code?: string;
   bytes: number;
   ms: number;
+  waitMs?: number; // time the call waited for the user's approval (not in `ms`)
 }
 
 export type StopReason =
@@ -73,6 +74,14 @@ export interface AskResult {
   errorCode?: string;
   detail?: Detail;
   warnings?: Detail[];
+  model?: string | null; // the model that answered (absent from older servers)
+}
+
+/** One earlier exchange, sent so a server that does not know the conversation (after a
+ * reload or a restart) starts it with the model's context intact. */
+export interface HistoryTurn {
+  question: string;
+  answer: string;
 }
 
 export interface AskParams {
@@ -80,6 +89,45 @@ export interface AskParams {
   conversationId?: string;
   context?: { uri: string; range?: Range };
   workDoneToken?: string;
+  history?: HistoryTurn[];
+}
+
+/** `lantern/approve`: the server asks the editor about one read (docs/protocol.md#approvals). */
+export interface ApproveParams {
+  conversationId: string;
+  callId: string | null;
+  tool: string;
+  message: string;
+  path: string;
+  folder: boolean;
+  pattern?: string;
+  startLine?: number;
+  endLine?: number;
+  size?: number;
+  actions: string[];
+  timeoutSeconds: number;
+}
+
+export interface Grant {
+  id: string;
+  scope: "always" | "conversation";
+  kind: "workspace" | "file" | "folder";
+  tool?: string;
+  path?: string;
+  workspace: string;
+  since?: number;
+}
+
+export interface ModelList {
+  baseUrl: string;
+  models: string[];
+  detail?: Detail;
+}
+
+export interface LocalServer {
+  name: string;
+  baseUrl: string;
+  models: string[];
 }
 
 export interface ToolEvent {
@@ -92,6 +140,7 @@ export interface ToolEvent {
   code?: string;
   bytes?: number;
   ms?: number;
+  waitMs?: number;
   message?: string;
 }
 
@@ -109,15 +158,70 @@ export interface ServerInfo {
   readMaxLines?: number; // the most lines one read_file call shows (absent from older servers)
 }
 
+/** A pending approval shown in its turn; answerable until `expiresAt` (ms since the epoch). */
+export interface PanelApproval {
+  id: string;
+  callId: string | null;
+  message: string;
+  actions: string[];
+  expiresAt: number;
+}
+
+export type TurnState = "queued" | "preparing" | "running" | "done";
+
+/** One question and everything shown for it: what the view renders and what is stored. */
+export interface TurnRecord {
+  key: string;
+  question: string;
+  askedAt: number; // ms since the epoch
+  state: TurnState;
+  attachment?: { path: string; startLine: number; endLine: number; uri?: string; range?: Range };
+  tools: ToolEvent[]; // the latest event of each call, in the order the calls started
+  answer: string; // streamed so far (the result's answer once done)
+  interrupted?: string; // a partial answer kept when the server retried, shown marked
+  result?: AskResult;
+  failure?: { message: string; cancelled: boolean };
+  approval?: PanelApproval;
+}
+
+/** What the empty view offers while no model is set; absent once one is. */
+export interface SetupState {
+  baseUrl: string; // "" when unset
+  hasKey: boolean;
+}
+
+/** Everything the view shows, sent whole on (re)open or when another conversation is opened. */
+export interface PanelState {
+  conversationId: string;
+  title: string;
+  turns: TurnRecord[];
+  model: string | null; // shown in the model chip
+  setup?: SetupState;
+}
+
 /** Messages from the extension to the answer panel. */
 export type ToPanel =
-  | { type: "question"; key: string; question: string }
-  | { type: "event"; key: string; event: LanternEvent }
-  | { type: "result"; key: string; result: AskResult }
-  | { type: "failed"; key: string; message: string; cancelled: boolean }
-  | { type: "reset" };
+  | { type: "state"; state: PanelState }
+  | { type: "turn"; turn: TurnRecord } // a new or changed turn (replaces the one with its key)
+  | { type: "event"; key: string; event: LanternEvent } // streamed while a turn runs
+  | { type: "model"; model: string | null; setup?: SetupState };
+
+/** What a fix button asks the extension to do. */
+export type FixAction =
+  | { action: "openSetting"; setting: string }
+  | { action: "pickModel" }
+  | { action: "setApiKey" }
+  | { action: "connect" }
+  | { action: "retry"; key: string }
+  | { action: "openSettings" };
 
 /** Messages from the answer panel to the extension. */
 export type FromPanel =
+  | { type: "ready" }
   | { type: "open"; key: string; index: number }
-  | { type: "ask"; question: string };
+  | { type: "ask"; question: string }
+  | { type: "stop" }
+  | { type: "removeQueued"; key: string }
+  | { type: "approve"; id: string; action: string }
+  | { type: "copy"; text: string }
+  | ({ type: "fix" } & FixAction);

@@ -32,12 +32,3 @@ export function serverCommand(value: unknown): { command?: string; args: string[
   const unset = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
   return { args: [], problem: unset ? undefined : "lantern.server.command must be a list of strings; using the bundled server" };
 }
-
-/** The status bar text: model and the last answer's tokens. */
-export function statusText(model: string | null, tokens?: { promptTokens: number; completionTokens: number }): string {
-  const name = model ?? "no model";
-  if (!tokens) return `$(lightbulb) ${name}`;
-  const total = tokens.promptTokens + tokens.completionTokens;
-  const shown = total >= 1000 ? `${(total / 1000).toFixed(1)}k` : `${total}`;
-  return `$(lightbulb) ${name} · ${shown} tokens`;
-}

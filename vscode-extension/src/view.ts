@@ -5,7 +5,7 @@
 
 import * as crypto from "crypto";
 import * as vscode from "vscode";
-import type { AskResult, FromPanel, ToPanel } from "./protocol";
+import type { FromPanel, PanelState, ToPanel } from "./protocol";
 
 export const VIEW_ID = "lantern.conversation";
 
@@ -15,24 +15,29 @@ function location(): Location {
   return vscode.workspace.getConfiguration("lantern").get<string>("conversation.location") === "editor" ? "editor" : "sideBar";
 }
 
+/** What the view asks the extension to do; each is checked there. */
+export type PanelHandler = (message: FromPanel) => void;
+
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private opening = false;
-  private queue: ToPanel[] = [];
-  private readonly results = new Map<string, AskResult>();
-  private readonly history: ToPanel[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly onFollowUp: (question: string) => void,
+    private readonly state: () => PanelState,
+    private readonly handle: PanelHandler,
   ) {}
 
   /** The webview the conversation shows in, for `where` it is set to be. */
   private webview(where: Location = location()): vscode.Webview | undefined {
     return where === "editor" ? this.panel?.webview : this.view?.webview;
+  }
+
+  get visible(): boolean {
+    return (location() === "editor" ? this.panel?.visible : this.view?.visible) ?? false;
   }
 
   /** Called by VS Code when the side bar view becomes visible for the first time (or again). */
@@ -53,9 +58,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     webview.options = { enableScripts: true, localResourceRoots: [media, out] };
     this.ready = false;
     webview.html = this.html(webview, media, out);
-    this.disposables.push(webview.onDidReceiveMessage((message: FromPanel | { type: "ready" }) => this.receive(webview, message)));
-    // A (re)opened view shows the conversation so far.
-    this.queue = [...this.history];
+    this.disposables.push(webview.onDidReceiveMessage((message: FromPanel) => this.receive(webview, message)));
   }
 
   /** Make the conversation visible without taking the focus from the editor. */
@@ -92,37 +95,27 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     });
   }
 
+  /** Send a change to the view; a view that is not ready gets the whole state when it is. */
   post(message: ToPanel): void {
-    if (message.type === "result") this.results.set(message.key, message.result);
-    if (message.type === "reset") {
-      this.history.length = 0;
-      this.results.clear();
-    } else {
-      this.history.push(message);
-    }
-    // Every event comes through here: read the setting once for both.
-    const where = location();
-    this.show(where);
-    const webview = this.webview(where);
+    const webview = this.webview();
     if (this.ready && webview) void webview.postMessage(message);
-    else this.queue.push(message);
   }
 
-  private receive(from: vscode.Webview, message: FromPanel | { type: "ready" }): void {
+  private receive(from: vscode.Webview, message: FromPanel): void {
+    if (from !== this.webview()) return;
     if (message.type === "ready") {
-      if (from !== this.webview()) return;
       this.ready = true;
-      for (const queued of this.queue.splice(0)) void from.postMessage(queued);
+      void from.postMessage({ type: "state", state: this.state() } satisfies ToPanel);
     } else if (message.type === "open") {
       void this.open(message.key, message.index);
-    } else if (message.type === "ask" && typeof message.question === "string" && message.question.trim()) {
-      this.onFollowUp(message.question.trim());
+    } else {
+      this.handle(message);
     }
   }
 
   /** Open a verified reference of one of our own results, with its lines selected. */
   private async open(key: string, index: number): Promise<void> {
-    const ref = this.results.get(key)?.references[index];
+    const ref = this.state().turns.find((t) => t.key === key)?.result?.references[index];
     if (!ref || !ref.verified || !ref.uri) return;
     const uri = vscode.Uri.parse(ref.uri);
     if (uri.scheme !== "file" || !vscode.workspace.getWorkspaceFolder(uri)) return;

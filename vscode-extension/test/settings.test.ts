@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { serverCommand, statusText, toServerOptions } from "../src/settings";
+import { serverCommand, toServerOptions } from "../src/settings";
 
 test("settings become nested initializationOptions in the server's vocabulary", () => {
   const values: Record<string, unknown> = {
@@ -33,10 +33,4 @@ test("server command: unset or empty is the bundled server, a list is used as gi
   const bad = serverCommand("lantern serve");
   assert.equal(bad.command, undefined);
   assert.match(bad.problem ?? "", /list of strings; using the bundled server/);
-});
-
-test("status bar shows the model and the last answer's tokens", () => {
-  assert.equal(statusText("gpt-4o-mini"), "$(lightbulb) gpt-4o-mini");
-  assert.equal(statusText(null, { promptTokens: 1200, completionTokens: 300 }), "$(lightbulb) no model · 1.5k tokens");
-  assert.equal(statusText("m", { promptTokens: 10, completionTokens: 5 }), "$(lightbulb) m · 15 tokens");
 });

@@ -1,0 +1,78 @@
+// A conversation as a Markdown file: each question, its answer, and the references
+// Lantern verified as links to the files and lines. Pure functions: `link` turns a
+// reference into the relative address the file will use.
+
+import { usableReferences } from "./citations";
+import type { Reference, TurnRecord } from "./protocol";
+import type { StoredConversation } from "./store";
+
+/** Where a verified reference points from the exported file, e.g. `../src/app.py#L10-L12`. */
+export type Linker = (ref: Reference) => string | undefined;
+
+function lines(ref: Reference): string {
+  return ref.startLine === ref.endLine ? `${ref.startLine}` : `${ref.startLine}-${ref.endLine}`;
+}
+
+/** The answer with each verified citation made a link (not inside code, where a link would show raw). */
+function linkedAnswer(answer: string, refs: readonly Reference[], link: Linker): string {
+  let out = "";
+  let at = 0;
+  for (const index of usableReferences(answer, refs)) {
+    const ref = refs[index];
+    const [start, end] = ref.span;
+    const target = ref.verified ? link(ref) : undefined;
+    const inCode = answer[start - 1] === "`" || answer[end] === "`" || (answer.slice(0, start).match(/```/g)?.length ?? 0) % 2 === 1;
+    out += answer.slice(at, start);
+    const text = answer.slice(start, end);
+    out += target && !inCode ? `[${text.replace(/[[\]]/g, "\\$&")}](${target})` : text;
+    at = end;
+  }
+  return out + answer.slice(at);
+}
+
+function quoteQuestion(question: string): string {
+  return question
+    .split(/\r?\n/)
+    .map((line) => `> ${line}`)
+    .join("\n");
+}
+
+function turnMarkdown(turn: TurnRecord, link: Linker): string {
+  const parts = [quoteQuestion(turn.question)];
+  if (turn.attachment) parts.push(`_Attached: ${turn.attachment.path}:${turn.attachment.startLine}-${turn.attachment.endLine}_`);
+  const refs = turn.result?.references ?? [];
+  const answer = turn.result?.answer ?? turn.answer;
+  if (answer.trim()) parts.push(linkedAnswer(answer, refs, link));
+  if (turn.failure) parts.push(`_${turn.failure.message}_`);
+  else if (turn.result && turn.result.stopReason !== "done") {
+    parts.push(`_Stopped: ${turn.result.detail?.summary ?? turn.result.error ?? turn.result.stopReason}_`);
+  }
+  if (refs.length > 0) {
+    const items = refs.map((ref) => {
+      const label = `${ref.path || "(outside the workspace)"}:${lines(ref)}`;
+      const target = ref.verified ? link(ref) : undefined;
+      return target ? `- [${label}](${target})` : `- ${label} (unverified: not found in the workspace)`;
+    });
+    parts.push(`**References**\n\n${items.join("\n")}`);
+  }
+  return parts.join("\n\n");
+}
+
+export function conversationMarkdown(conversation: StoredConversation, link: Linker): string {
+  const date = new Date(conversation.created).toISOString().slice(0, 16).replace("T", " ");
+  const head = `# ${conversation.title.replace(/\s+/g, " ")}\n\n_Lantern conversation, ${date} UTC_`;
+  const turns = conversation.turns.filter((t) => t.state === "done").map((t) => turnMarkdown(t, link));
+  return `${[head, ...turns].join("\n\n---\n\n")}\n`;
+}
+
+/** A relative link from `fromDir` to `file` (POSIX paths), with the lines as a GitHub-style fragment. */
+export function relativeLink(fromDir: string, file: string, ref: Reference): string {
+  const from = fromDir.split("/").filter(Boolean);
+  const to = file.split("/").filter(Boolean);
+  let common = 0;
+  while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
+  const up = from.slice(common).map(() => "..");
+  const rel = [...up, ...to.slice(common)].map(encodeURIComponent).join("/");
+  const fragment = ref.startLine === ref.endLine ? `#L${ref.startLine}` : `#L${ref.startLine}-L${ref.endLine}`;
+  return `${rel}${fragment}`;
+}
