@@ -22,6 +22,9 @@ EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 EXTENSION_ONLY = {"server.command", "conversation.location"}
 #: The extension keeps the API key in VS Code's secret storage, not in settings.
 SERVER_ONLY = {"apiKey"}
+#: Plain strings in the editor, so its Settings UI edits them in place; "" is unset there,
+#: as it is for the server (and the extension never sends "").
+EMPTY_IS_UNSET = {"model", "baseUrl"}
 
 
 def server_properties() -> dict[str, dict[str, Any]]:
@@ -86,6 +89,11 @@ def test_the_extension_sends_every_server_setting() -> None:
 @pytest.mark.parametrize("name", SENT)
 def test_same_default_type_and_choices(name: str) -> None:
     server, extension = server_properties()[name], extension_properties()[name]
+    if name in EMPTY_IS_UNSET:
+        assert (extension.get("default"), server.get("default")) == ("", None)
+        assert json_types(extension) == {"string"} and json_types(server) == {"string", "null"}
+        assert Settings.model_validate({name: ""}).model_dump(by_alias=True)[name] is None
+        return
     assert extension.get("default") == server.get("default")
     assert json_types(extension) == json_types(server)
     assert extension.get("enum") == server.get("enum")

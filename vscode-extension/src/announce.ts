@@ -8,7 +8,7 @@ const LIMIT = 200;
 /** Markdown → what a screen reader should hear: text without the markup. */
 export function plainText(markdown: string): string {
   return markdown
-    .replace(/```[^\n]*\n?/g, " ") // fences (the code itself is kept)
+    .replace(/```[^\n]*\n[\s\S]*?(```|$)/g, " (code) ") // a code block is named, not read out
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // links and images: their text
     .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, "") // headings, quotes, list marks
     .replace(/(\*\*|__|~~|`)/g, "")
@@ -28,7 +28,11 @@ export function preview(text: string, limit = LIMIT): string {
 /** Said once when a turn completes; undefined while it is not done. */
 export function completionAnnouncement(turn: TurnRecord): string | undefined {
   if (turn.state !== "done") return undefined;
-  if (turn.failure) return turn.failure.cancelled ? "Lantern stopped." : `Lantern failed: ${preview(turn.failure.message)}`;
+  if (turn.failure) {
+    if (turn.failure.cancelled) return "Lantern stopped.";
+    const message = turn.failure.message.trim();
+    return preview(/^lantern\b/i.test(message) ? message : `Lantern failed: ${message}`);
+  }
   const result = turn.result;
   if (result?.stopReason === "error") {
     return `Lantern failed: ${preview(result.detail?.summary || result.error || "unknown error")}`;

@@ -23,10 +23,9 @@ import type { Reference } from "./protocol";
 
 const LANGUAGES = { bash, c, cpp, diff, go, ini, java, javascript, json, python, rust, typescript, xml, yaml };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-hljs.configure({ classPrefix: "hljs-" });
 
 /** Blocks without a language are guessed only up to this size, and kept plain below this confidence. */
-const AUTO_MAX_CHARS = 20_000;
+const AUTO_MAX_CHARS = 5_000;
 const AUTO_MIN_RELEVANCE = 5;
 
 /** One code block as `<pre><code class="hljs language-x">`, highlighted when the language is known. */

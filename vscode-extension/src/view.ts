@@ -151,11 +151,20 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <title>Lantern</title>
 </head>
 <body>
-<main id="turns" aria-live="polite"><p class="empty">Ask about the code in this workspace: <b>Lantern: Ask…</b> in the command palette, or type below.</p></main>
+<header id="header">
+  <button id="model-chip" class="chip model-chip" type="button" aria-label="Pick a model" title="Pick a model">No model</button>
+  <button id="stop" type="button" aria-label="Stop the answer" title="Stop the answer" hidden>Stop</button>
+</header>
+<main id="conversation" aria-label="Conversation">
+  <section id="setup" class="card" aria-labelledby="setup-title" hidden></section>
+  <p class="empty" hidden>Ask about the code in this workspace: type a question below, or run <b>Lantern: Ask…</b> from the Command Palette.</p>
+  <div id="turns"></div>
+</main>
 <form id="follow-up">
   <textarea id="follow-up-text" rows="2" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
   <button type="submit">Ask</button>
 </form>
+<div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { activityRow, formatBytes } from "../src/activity";
+import { activityRow, formatBytes, formatSeconds, formatTimeLeft } from "../src/activity";
 import type { ToolEvent } from "../src/protocol";
 
 const base: ToolEvent = {
@@ -42,4 +42,28 @@ test("the target is the server's summary, shown as sent; an older server's event
 test("byte sizes", () => {
   assert.equal(formatBytes(512), "512 B");
   assert.equal(formatBytes(2 * 1024 * 1024), "2.0 MB");
+});
+
+test("time waiting for the user is shown apart from the tool's own time", () => {
+  const row = activityRow({ ...base, status: "done", bytes: 2048, ms: 14.2, waitMs: 12_400 });
+  assert.equal(row.detail, "2.0 KB · 14 ms");
+  assert.equal(row.waited, "waited 12 s for you");
+  assert.equal(activityRow({ ...base, status: "done", bytes: 1, ms: 1 }).waited, "");
+  assert.equal(activityRow({ ...base, status: "done", bytes: 1, ms: 1, waitMs: 0 }).waited, "");
+  assert.equal(activityRow({ ...base, status: "denied", code: "approval_timeout", waitMs: 120_000 }).waited, "waited 2 min for you");
+  // Still waiting: nothing to report yet, no figures.
+  const waiting = activityRow({ ...base, status: "awaiting_approval", waitMs: 3000, bytes: 0, ms: 0 });
+  assert.equal(waiting.waited, "");
+  assert.equal(waiting.detail, "");
+});
+
+test("waits and time left read as a person would say them", () => {
+  assert.equal(formatSeconds(400), "0.4 s");
+  assert.equal(formatSeconds(59_400), "59 s");
+  assert.equal(formatSeconds(125_000), "2 min 5 s");
+  assert.equal(formatTimeLeft(105_000), "1:45 left");
+  assert.equal(formatTimeLeft(59_001), "1:00 left");
+  assert.equal(formatTimeLeft(9_200), "10 s left");
+  assert.equal(formatTimeLeft(0), "");
+  assert.equal(formatTimeLeft(-5), "");
 });

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { activityRow } from "../src/activity";
+import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "../src/protocol";
+import { applyEvent, applyFailure, applyResult, newTurn, settleRestored } from "../src/turns";
+
+const ids = { conversationId: "c", requestId: 1 };
+const tool = (callId: string, status: ToolEvent["status"], extra: Partial<ToolEvent> = {}): LanternEvent => ({
+  ...ids,
+  kind: "tool",
+  callId,
+  name: "read_file",
+  arguments: { path: "src/app.py" },
+  summary: "src/app.py · lines 1–400",
+  status,
+  ...extra,
+});
+const delta = (text: string): LanternEvent => ({ ...ids, kind: "answerDelta", text });
+const status = (s: string, extra: { resetAnswer?: boolean } = {}): LanternEvent => ({ ...ids, kind: "status", status: s, ...extra });
+
+function result(answer: string, extra: Partial<AskResult> = {}): AskResult {
+  return {
+    conversationId: "c",
+    answer,
+    references: [],
+    toolCalls: [],
+    usage: { promptTokens: 10, completionTokens: 5 },
+    stopReason: "done",
+    ...extra,
+  };
+}
+
+const approval = (callId: string): PanelApproval => ({ id: `a-${callId}`, callId, message: "Lantern wants to read src/app.py", actions: ["Allow", "Allow in Chat", "Always Allow", "Deny"], expiresAt: Date.now() + 60_000 });
+
+test("a question being prepared starts running with its first event; answer text streams in", () => {
+  const turn = newTurn("k", "Where is retry?", "preparing", { path: "src/app.py", startLine: 3, endLine: 9 });
+  assert.equal(turn.state, "preparing");
+  assert.deepEqual(turn.attachment, { path: "src/app.py", startLine: 3, endLine: 9 });
+  applyEvent(turn, status("thinking"));
+  assert.equal(turn.state, "running");
+  applyEvent(turn, delta("Retries "));
+  applyEvent(turn, delta("live in src/retry.py."));
+  assert.equal(turn.answer, "Retries live in src/retry.py.");
+});
+
+test("each call is one row, updated in place, in the order the calls started", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, tool("c1", "running"));
+  applyEvent(turn, tool("c2", "awaiting_approval"));
+  applyEvent(turn, tool("c1", "done", { bytes: 300, ms: 4 }));
+  assert.deepEqual(turn.tools.map((t) => [t.callId, t.status]), [["c1", "done"], ["c2", "awaiting_approval"]]);
+  assert.equal("conversationId" in turn.tools[0], false);
+});
+
+test("the approval of a call closes when that call moves on, not when another does", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, tool("c1", "awaiting_approval"));
+  turn.approval = approval("c1");
+  applyEvent(turn, tool("c0", "done"));
+  assert.equal(turn.approval?.callId, "c1");
+  applyEvent(turn, tool("c1", "denied", { code: "approval_timeout" }));
+  assert.equal(turn.approval, undefined);
+});
+
+test("text before a tool call is not the answer: a new model turn starts it again", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, delta("Let me look at the files."));
+  applyEvent(turn, tool("c1", "running"));
+  applyEvent(turn, status("thinking"));
+  assert.equal(turn.answer, "");
+  assert.equal(turn.interrupted, undefined);
+});
+
+test("a retry keeps the partial answer, marked, and the final answer replaces it", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, delta("The retry logic is in"));
+  applyEvent(turn, status("retrying", { resetAnswer: true }));
+  assert.equal(turn.interrupted, "The retry logic is in");
+  assert.equal(turn.answer, "");
+  applyEvent(turn, delta("Retries are in src/retry.py."));
+  applyResult(turn, result("Retries are in src/retry.py."));
+  assert.equal(turn.interrupted, "The retry logic is in");
+  assert.equal(turn.answer, "Retries are in src/retry.py.");
+  // A retry before any text keeps nothing.
+  const quiet = newTurn("k2", "q", "running");
+  applyEvent(quiet, delta("  "));
+  applyEvent(quiet, status("retrying", { resetAnswer: true }));
+  assert.equal(quiet.interrupted, undefined);
+});
+
+test("the result's answer and calls replace what was streamed; its wait times are kept", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, tool("c1", "awaiting_approval"));
+  turn.approval = approval("c1");
+  applyEvent(turn, delta("partial"));
+  applyResult(
+    turn,
+    result("Full answer.", {
+      toolCalls: [
+        { id: "c1", name: "read_file", arguments: {}, summary: "src/app.py · lines 1–400", status: "done", bytes: 900, ms: 12, waitMs: 8000 },
+        { id: "c2", name: "search", arguments: {}, status: "error", code: "sensitive_path", bytes: 0, ms: 1 },
+      ],
+    }),
+  );
+  assert.equal(turn.state, "done");
+  assert.equal(turn.answer, "Full answer.");
+  assert.equal(turn.approval, undefined);
+  assert.deepEqual(turn.tools.map((t) => [t.callId, t.status, t.waitMs]), [["c1", "done", 8000], ["c2", "error", undefined]]);
+  assert.equal(activityRow(turn.tools[0]).waited, "waited 8 s for you");
+  // An identical partial is not shown twice.
+  const same = newTurn("k2", "q", "running");
+  same.interrupted = "Same.";
+  applyResult(same, result("Same."));
+  assert.equal(same.interrupted, undefined);
+});
+
+test("events that arrive after the result change nothing", () => {
+  const turn = newTurn("k", "q", "running");
+  applyResult(turn, result("Done."));
+  applyEvent(turn, status("done"));
+  applyEvent(turn, delta(" late"));
+  applyEvent(turn, tool("c9", "running"));
+  applyEvent(turn, status("thinking"));
+  assert.equal(turn.state, "done");
+  assert.equal(turn.answer, "Done.");
+  assert.deepEqual(turn.tools, []);
+});
+
+test("a stopped question: open calls read as cancelled, not as denied by the user; the partial answer stays", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, tool("c1", "done", { bytes: 10, ms: 2 }));
+  applyEvent(turn, tool("c2", "awaiting_approval"));
+  applyEvent(turn, tool("c3", "running"));
+  turn.approval = approval("c2");
+  applyEvent(turn, delta("So far"));
+  applyFailure(turn, "Stopped.", true);
+  assert.equal(turn.state, "done");
+  assert.equal(turn.approval, undefined);
+  assert.equal(turn.answer, "So far");
+  assert.deepEqual(turn.failure, { message: "Stopped.", cancelled: true });
+  assert.deepEqual(turn.tools.map((t) => activityRow(t).statusText), ["done", "cancelled", "cancelled"]);
+});
+
+test("a failed question: open calls read as stopped", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, tool("c1", "running"));
+  applyFailure(turn, "Lantern failed: connection lost", false);
+  assert.deepEqual(turn.tools.map((t) => [t.status, activityRow(t).statusText]), [["error", "stopped"]]);
+  assert.equal(turn.failure?.cancelled, false);
+});
+
+test("after a reload, a running turn shows as stopped and a queued one as not asked; the stored one is untouched", () => {
+  const running: TurnRecord = newTurn("r", "q", "running");
+  applyEvent(running, tool("c1", "awaiting_approval"));
+  running.approval = approval("c1");
+  const settled = settleRestored(running);
+  assert.equal(settled.state, "done");
+  assert.equal(settled.failure?.cancelled, true);
+  assert.equal(settled.approval, undefined);
+  assert.equal(settled.tools[0].status, "denied");
+  assert.equal(running.state, "running");
+  assert.equal(running.tools[0].status, "awaiting_approval");
+  assert.ok(running.approval);
+
+  const queued = settleRestored(newTurn("q", "later", "queued"));
+  assert.equal(queued.state, "done");
+  assert.match(queued.failure?.message ?? "", /Not asked/);
+
+  const done = newTurn("d", "q", "running");
+  applyResult(done, result("x"));
+  assert.equal(settleRestored(done), done);
+});
