@@ -53,6 +53,8 @@ from lantern.escaping import escape_line
 from lantern.workspace.jail import Identity
 from lantern.workspace.names import EXACT, Names
 
+PATTERN_SHOWN = 80  # how much of a search pattern the prompt shows
+
 
 class Decision(Enum):
     ALLOW_ONCE = "allow"
@@ -80,6 +82,8 @@ class ApprovalRequest:
     size: int | None = None
     names: Names = EXACT  # how the file's root compares names (folded where its disk folds)
     root_named: bool = False  # `path` starts with a workspace folder's name (several roots)
+    call_id: str | None = None  # the model's tool call that asks (an editor shows it there)
+    pattern: str | None = None  # search: the pattern, shown in the prompt
 
     @property
     def key(self) -> str:
@@ -99,8 +103,10 @@ class ApprovalRequest:
         """
         path = escape_line(self.path)
         if self.folder:
-            verb = "search the contents of" if self.tool == "search" else "list the files in"
             where = "the workspace" if path == "." else path
+            if self.tool == "search" and self.pattern is not None:
+                return f"Lantern wants to search {where} for `{shown_pattern(self.pattern)}`"
+            verb = "search the contents of" if self.tool == "search" else "list the files in"
             return f"Lantern wants to {verb} {where}"
         detail = []
         if self.start_line is not None and self.end_line is not None:
@@ -157,6 +163,21 @@ class Fixed:
         return Outcome(self.decision, "auto")
 
 
+def shown_pattern(pattern: str, limit: int = PATTERN_SHOWN) -> str:
+    """A search pattern for the prompt: escaped onto one line, at most about `limit`
+    characters (an escape is never cut in half; `…` marks a cut)."""
+    shown: list[str] = []
+    used = 0
+    for char in pattern:
+        piece = escape_line(char)
+        if used + len(piece) > limit:
+            shown.append("…")
+            break
+        shown.append(piece)
+        used += len(piece)
+    return "".join(shown)
+
+
 def human_size(size: int) -> str:
     value = float(size)
     for unit in ("B", "KB", "MB", "GB"):
@@ -185,8 +206,12 @@ class WorkspaceGrants:
         return workspaces if isinstance(workspaces, dict) else {}
 
     def allowed(self, key: str) -> bool:
+        return self.entry(key) is not None
+
+    def entry(self, key: str) -> dict[str, object] | None:
+        """The stored grant of workspace `key` (`name`, `always`, `since`), or None."""
         entry = self._load().get(key)
-        return isinstance(entry, dict) and entry.get("always") is True
+        return entry if isinstance(entry, dict) and entry.get("always") is True else None
 
     def allow(self, key: str, name: str) -> None:
         workspaces = self._load()
@@ -261,6 +286,36 @@ class Remembering:
     def forget_conversation(self, conversation_id: str) -> None:
         self._files.pop(conversation_id, None)
         self._folders.pop(conversation_id, None)
+
+    # -------------------------------------------------- what is remembered (lantern/grants)
+
+    def conversations(self) -> list[str]:
+        """The conversations that hold a remembered file or folder grant."""
+        return sorted(
+            {c for c, g in self._files.items() if g} | {c for c, g in self._folders.items() if g}
+        )
+
+    def file_grants(self, conversation_id: str) -> list[str]:
+        """The files (as `ApprovalRequest.key`) granted for the rest of a conversation."""
+        return sorted({key for key, _ in self._files.get(conversation_id, ())})
+
+    def folder_grants(self, conversation_id: str) -> list[tuple[str, str]]:
+        """The (tool, folder) grants of a conversation."""
+        return sorted(self._folders.get(conversation_id, ()))
+
+    def forget_file(self, conversation_id: str, key: str) -> bool:
+        """Forget the grant for file `key`, whichever identities it was given for."""
+        held = self._files.get(conversation_id, set())
+        gone = {entry for entry in held if entry[0] == key}
+        held -= gone
+        return bool(gone)
+
+    def forget_folder(self, conversation_id: str, tool: str, folder: str) -> bool:
+        held = self._folders.get(conversation_id, set())
+        if (tool, folder) not in held:
+            return False
+        held.discard((tool, folder))
+        return True
 
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:

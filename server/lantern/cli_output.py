@@ -121,6 +121,9 @@ class EventPrinter:
             line += f" ({one_line(event['code'])})"
         if "bytes" in event:
             line += f" · {event['bytes']:,} B · {event.get('ms', 0):.0f} ms"
+        wait = event.get("waitMs")
+        if isinstance(wait, int | float) and wait > 0:  # time the prompt was open
+            line += f" · {wait / 1000:.1f} s waiting for approval"
         self._print(line)
 
     def _reasoning(self) -> None:

@@ -22,9 +22,11 @@ from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
 if TYPE_CHECKING:
-    from lantern.agent.conversation import Conversations
+    from lantern.agent.conversation import Conversations, HistoryTurn
     from lantern.agent.loop import AskResult, EventSink
     from lantern.agent.model import ModelClient
+    from lantern.agent.model_lists import LocalServer, ModelList
+    from lantern.grants import Grant
     from lantern.tools.base import SeenSpan
 
 
@@ -132,6 +134,45 @@ class Session:
         self.approvals.forget_conversation(conversation_id)
         return self.conversations.reset(conversation_id)
 
+    # ---------------------------------------------------------------- models
+
+    async def models(self) -> ModelList:
+        """The models of the endpoint the settings resolve to, or why there are none."""
+        from lantern.agent.model_lists import endpoint_models
+
+        return await endpoint_models(self.settings, self.environ)
+
+    async def local_servers(self) -> list[LocalServer]:
+        """The model servers answering on this machine (no key is sent to them)."""
+        from lantern.agent.model_lists import local_candidates, probe_local_servers
+
+        return await probe_local_servers(local_candidates(self.environ))
+
+    # ---------------------------------------------------------------- grants
+
+    def grants(self, conversation_id: str | None) -> list[Grant]:
+        """The open workspace's `Always Allow` and one conversation's remembered grants."""
+        from lantern.grants import list_grants
+
+        workspace = self.workspace
+        return list_grants(
+            self.approvals,
+            workspace_key=workspace.key if workspace else None,
+            workspace_name=workspace.name if workspace else "",
+            conversation_id=conversation_id,
+        )
+
+    def revoke_grant(self, grant_id: str) -> bool:
+        from lantern.grants import revoke_grant
+
+        workspace = self.workspace
+        return revoke_grant(
+            self.approvals,
+            grant_id,
+            workspace_key=workspace.key if workspace else None,
+            workspace_name=workspace.name if workspace else "",
+        )
+
     def _model(self) -> ModelClient:
         from lantern.agent.endpoint import resolve_endpoint
         from lantern.agent.model import ModelClient
@@ -184,7 +225,9 @@ class Session:
         selection: Selection | None,
         on_event: EventSink,
         on_conversation: Callable[[str], None] | None = None,
+        history: Sequence[HistoryTurn] = (),
     ) -> AskResult:
+        """Answer `question` in a conversation; `history` seeds it when it has no messages."""
         from lantern.agent.loop import Agent, Limits
         from lantern.audit import AuditLog
 
@@ -192,7 +235,7 @@ class Session:
         if workspace is None:
             raise NoWorkspace("open a folder first: Lantern answers about workspace folders")
         model = self._model()
-        conv = self.conversations.get_or_create(conversation_id, workspace.key)
+        conv = self.conversations.get_or_create(conversation_id, workspace.key, history)
         if on_conversation is not None:
             on_conversation(conv.id)
         lock = self._locks.setdefault(conv.id, asyncio.Lock())

@@ -70,7 +70,7 @@ def test_listing_allowed_for_the_conversation_still_asks_before_a_search(
         term.close()
     assert term.proc.returncode == 0, term.screen
     assert listing.endswith("Lantern wants to list the files in the workspace")
-    assert search.endswith("Lantern wants to search the contents of src/app.py")
+    assert search.endswith("Lantern wants to search src/app.py for `^`")
     assert [(c["id"], c["status"]) for c in out["toolCalls"]] == [
         ("l1", "done"),
         ("s1", "denied"),

@@ -391,7 +391,7 @@ async def test_request_message_through_read_file(ws: Path, grants: WorkspaceGran
     assert messages == [
         "Lantern wants to read src/app.py (lines 1–400, 36 B)",
         "Lantern wants to read src/app.py (lines 2–11, 36 B)",
-        "Lantern wants to search the contents of src",
+        "Lantern wants to search src for `x`",
         "Lantern wants to list the files in the workspace",
     ]
     first = inner.requests[0]
@@ -453,7 +453,7 @@ async def test_allowed_listing_then_whole_file_search_prompts(
     assert "print('hi')" not in result.content
     assert [r.message() for r in inner.requests] == [
         "Lantern wants to list the files in the workspace",
-        "Lantern wants to search the contents of src/app.py",
+        "Lantern wants to search src/app.py for `^`",
     ]
 
 

@@ -7,7 +7,8 @@ switched to the text tool protocol. Provider fields on assistant messages
 (`reasoning_content`, thought signatures…) stay in the messages as they came,
 so they go back verbatim. When the history outgrows `maxContextTokens`, the
 oldest tool outputs are shortened first, then the oldest whole turns are
-dropped.
+dropped. A client that kept the turns itself (an editor after a reload or a
+server restart) can seed a new, empty conversation with them (`seed`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 CHARS_PER_TOKEN = 4
 SHORTENED_KEEP = 200
 FILE_VERSION = 1
+HISTORY_TURNS = 50  # the most earlier turns a client can seed a conversation with
+HISTORY_ANSWER_BYTES = 32 * 1024  # each seeded answer, UTF-8
+HISTORY_QUESTION_BYTES = 8 * 1024  # each seeded question
+_CUT_MARK = " […]"
 _STANDARD_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
 
 UsedProtocol = Literal["native", "text"]
@@ -59,6 +64,38 @@ def _is_tool_results(message: dict[str, Any]) -> bool:
 def _norm(path: str) -> str:
     """The shape `Workspace.relative` gives: no `./`, no empty components."""
     return "/".join(c for c in path.split("/") if c not in {"", "."})
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One earlier question and its answer, as a client kept them (`lantern/ask` `history`)."""
+
+    question: str
+    answer: str
+
+
+def history_turns(value: object) -> list[HistoryTurn]:
+    """`[{question, answer}, …]` as turns; ValueError says what is wrong with the shape."""
+    if not isinstance(value, list):
+        raise ValueError("history must be a list of {question, answer} objects")
+    turns = []
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ValueError(f"history[{index}] must be an object with question and answer")
+        question, answer = item.get("question"), item.get("answer")
+        if not isinstance(question, str) or not isinstance(answer, str):
+            raise ValueError(f"history[{index}].question and .answer must be strings")
+        turns.append(HistoryTurn(question, answer))
+    return turns
+
+
+def _clip(text: str, limit: int) -> str:
+    """At most `limit` UTF-8 bytes of `text` (whole characters), marked when cut."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    room = limit - len(_CUT_MARK.encode("utf-8"))
+    return data[:room].decode("utf-8", "ignore") + _CUT_MARK
 
 
 class SeenLines:
@@ -144,6 +181,23 @@ class Conversation:
     tool_protocol: UsedProtocol = "native"  # "text" once `auto` switched this conversation
     warned_cut: bool = False  # the user was told the endpoint cut the prompt (once)
 
+    def seed(self, turns: Sequence[HistoryTurn]) -> bool:
+        """Start an empty conversation with earlier turns (user, assistant, …): what a
+        client restored after a reload or a server restart. The last `HISTORY_TURNS`
+        with both a question and an answer are kept, each clipped; a conversation that
+        already has messages is left as it is (returns False)."""
+        if self.messages:
+            return False
+        kept = [t for t in turns if t.question.strip() and t.answer.strip()][-HISTORY_TURNS:]
+        for turn in kept:
+            self.messages.append(
+                {"role": "user", "content": _clip(turn.question, HISTORY_QUESTION_BYTES)}
+            )
+            self.messages.append(
+                {"role": "assistant", "content": _clip(turn.answer, HISTORY_ANSWER_BYTES)}
+            )
+        return bool(kept)
+
     def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
         """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
         used = estimate_tokens(self.messages) + system_tokens
@@ -223,13 +277,21 @@ class Conversations:
     def __init__(self) -> None:
         self._by_id: dict[str, Conversation] = {}
 
-    def get_or_create(self, conversation_id: str | None, workspace_key: str) -> Conversation:
-        if conversation_id and conversation_id in self._by_id:
-            return self._by_id[conversation_id]
-        conv = Conversation(workspace_key=workspace_key)
-        if conversation_id:
-            conv.id = conversation_id
-        self._by_id[conv.id] = conv
+    def get_or_create(
+        self,
+        conversation_id: str | None,
+        workspace_key: str,
+        history: Sequence[HistoryTurn] = (),
+    ) -> Conversation:
+        """The conversation by id, or a new one; `history` seeds it while it is empty."""
+        conv = self._by_id.get(conversation_id) if conversation_id else None
+        if conv is None:
+            conv = Conversation(workspace_key=workspace_key)
+            if conversation_id:
+                conv.id = conversation_id
+            self._by_id[conv.id] = conv
+        if history:
+            conv.seed(history)
         return conv
 
     def reset(self, conversation_id: str) -> bool:

@@ -158,6 +158,7 @@ class Agent:
             error_kind=error.kind if error else None,
             detail=detail,
             warnings=run.warnings,
+            model=self.model.model,
         )
 
     def _uses_text(self, conv: Conversation) -> bool:

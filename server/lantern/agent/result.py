@@ -49,6 +49,8 @@ class AskResult:
     detail: ModelError | None = None
     """Why it stopped, as data: the model failure, or what cut the answer short."""
     warnings: list[ModelError] = field(default_factory=list)
+    model: str | None = None
+    """The model that answered (also when Lantern chose Ollama's first model)."""
 
     @property
     def error_code(self) -> str | None:
@@ -62,6 +64,7 @@ class AskResult:
             "toolCalls": [c.to_dict() for c in self.tool_calls],
             "usage": usage_json(self.usage),
             "stopReason": self.stop_reason,
+            "model": self.model,
         }
         if self.error:
             data["error"] = self.error

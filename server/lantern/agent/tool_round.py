@@ -19,7 +19,8 @@ from typing import Any, Literal
 from lantern.agent.conversation import Conversation
 from lantern.agent.reply import ModelError, Reply, ToolCall, Usage
 from lantern.agent.text_protocol import Outcome, render_results
-from lantern.approvals import ApprovalRequest, Approver, Decision
+from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
+from lantern.approvals import Outcome as ApprovalOutcome
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext, ToolResult
@@ -42,7 +43,8 @@ class ToolCallRecord:
     status: str = "running"
     code: str | None = None
     bytes: int = 0
-    ms: float = 0.0
+    ms: float = 0.0  # the call's own time: without `wait_ms`
+    wait_ms: float = 0.0  # time waiting for the user to answer an approval prompt
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -54,6 +56,8 @@ class ToolCallRecord:
             "bytes": self.bytes,
             "ms": round(self.ms, 1),
         }
+        if self.wait_ms > 0:
+            data["waitMs"] = round(self.wait_ms, 1)
         if self.code:
             data["code"] = self.code
         return data
@@ -109,6 +113,8 @@ def tool_event(record: ToolCallRecord, status: str) -> Event:
     }
     if status not in ("running", "awaiting_approval"):
         event |= {"bytes": record.bytes, "ms": round(record.ms, 1)}
+        if record.wait_ms > 0:
+            event["waitMs"] = round(record.wait_ms, 1)
         if record.code:
             event["code"] = record.code
     return event
@@ -117,6 +123,9 @@ def tool_event(record: ToolCallRecord, status: str) -> Event:
 class _Observer:
     """Turns the prompt one call opens into `awaiting_approval` / `running` tool events."""
 
+    #: Prompts answered so far, in this process (any question, any conversation).
+    answered_total = 0
+
     def __init__(self, run: RunState, record: ToolCallRecord) -> None:
         self.run, self.record = run, record
 
@@ -124,8 +133,30 @@ class _Observer:
         self.run.emit(tool_event(self.record, "awaiting_approval") | {"message": request.message()})
 
     def answered(self, request: ApprovalRequest, decision: Decision) -> None:
+        _Observer.answered_total += 1
         if decision.allowed:
             self.run.emit(tool_event(self.record, "running"))
+
+
+class _TimedGate:
+    """The approver as one call sees it, timed: the time spent deciding while a person
+    answered a prompt (this call's, or one it waited behind: one prompt at a time) is the
+    call's `wait_ms`, kept out of its `ms`. A decision by a rule or a remembered answer
+    takes no await, so no prompt can be answered meanwhile: it adds no wait."""
+
+    def __init__(self, inner: Approver, record: ToolCallRecord) -> None:
+        self.inner, self.record = inner, record
+
+    async def decide(
+        self, request: ApprovalRequest, *, observer: PromptObserver | None = None
+    ) -> ApprovalOutcome:
+        answered = _Observer.answered_total
+        started = time.perf_counter()
+        try:
+            return await self.inner.decide(request, observer=observer)
+        finally:
+            if _Observer.answered_total != answered:
+                self.record.wait_ms += (time.perf_counter() - started) * 1000
 
 
 class ToolRunner:
@@ -199,12 +230,13 @@ class ToolRunner:
         started = time.perf_counter()
         ctx = ToolContext(
             self.workspace,
-            self.approvals,
+            _TimedGate(self.approvals, record),
             conversation_id=run.conv.id,
             observer=_Observer(run, record),
+            call_id=call.id,
         )
         result = await run_tool(call.name, call.arguments, ctx, self.audit)
-        record.ms = (time.perf_counter() - started) * 1000
+        record.ms = max((time.perf_counter() - started) * 1000 - record.wait_ms, 0.0)
         return result
 
 

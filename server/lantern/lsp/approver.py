@@ -1,5 +1,5 @@
 """The editor's approval prompt: a standard `window/showMessageRequest`, so any LSP client
-can answer it.
+can answer it; or `lantern/approve` for a client that asks for it.
 
 VS Code shows it as a notification with four buttons; Neovim and others show
 their own prompt (Neovim: a numbered list). The titles are short so that VS Code
@@ -9,6 +9,13 @@ this folder — for the rest of the conversation), `Always Allow` (every read in
 this workspace, remembered), `Deny`. The message names the file and the lines.
 No answer within `approval.timeoutSeconds`, a dismissed prompt or a client
 error is a deny.
+
+A client that sets `capabilities.experimental.lantern.approvalRequests` in
+`initialize` gets `lantern/approve` instead (docs/protocol.md#approvals): the
+same message and titles plus what the prompt is about (the conversation, the
+model's call id, the path, lines, size, a search's pattern), so it can show the
+approval inside its own view, next to the tool call, for as long as it is open.
+A late answer (after the timeout) is dropped by the transport (`transport.py`).
 """
 
 from __future__ import annotations
@@ -16,13 +23,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from lantern.approvals import ApprovalRequest, Decision
+from lantern.escaping import replace_surrogates
+from lantern.lsp.translate import plain
 
 log = logging.getLogger(__name__)
+
+APPROVE = "lantern/approve"
 
 ACTIONS: dict[str, Decision] = {
     "Allow": Decision.ALLOW_ONCE,
@@ -30,6 +42,49 @@ ACTIONS: dict[str, Decision] = {
     "Always Allow": Decision.ALLOW_WORKSPACE,
     "Deny": Decision.DENY,
 }
+
+
+def approval_requests(server: LanguageServer) -> bool:
+    """Whether the client asked for `lantern/approve` (its experimental capability)."""
+    try:
+        experimental = plain(server.client_capabilities.experimental)
+    except Exception:  # not initialized yet
+        return False
+    lantern = experimental.get("lantern") if isinstance(experimental, dict) else None
+    return isinstance(lantern, dict) and lantern.get("approvalRequests") is True
+
+
+def approve_params(request: ApprovalRequest, timeout: float) -> dict[str, Any]:
+    """The `lantern/approve` params for one request."""
+    params: dict[str, Any] = {
+        "conversationId": request.conversation_id,
+        "callId": request.call_id,
+        "tool": request.tool,
+        "message": request.message(),
+        "path": request.path,
+        "folder": request.folder,
+        "actions": list(ACTIONS),
+        "timeoutSeconds": timeout,
+    }
+    if request.pattern is not None:
+        params["pattern"] = request.pattern
+    if request.start_line is not None and request.end_line is not None:
+        params |= {"startLine": request.start_line, "endLine": request.end_line}
+    if request.size is not None:
+        params["size"] = request.size
+    return dict(replace_surrogates(params))
+
+
+def _decision(answer: Any, in_editor: bool) -> Decision:
+    """The client's answer as a decision: a known title, anything else a deny."""
+    if in_editor:
+        answer = plain(answer)
+        title = answer.get("action") if isinstance(answer, dict) else None
+    elif answer is None:
+        return Decision.DENY
+    else:
+        title = answer.title if hasattr(answer, "title") else str(answer)
+    return ACTIONS.get(title, Decision.DENY) if isinstance(title, str) else Decision.DENY
 
 
 class EditorPrompt:
@@ -40,21 +95,30 @@ class EditorPrompt:
         self.timeout = timeout
 
     async def ask(self, request: ApprovalRequest) -> Decision:
-        params = types.ShowMessageRequestParams(
-            type=types.MessageType.Info,
-            message=request.message(),
-            actions=[types.MessageActionItem(title=title) for title in ACTIONS],
-        )
+        timeout = self.timeout()
+        in_editor = approval_requests(self.server)
         try:
-            async with asyncio.timeout(self.timeout()):
-                answer = await self.server.window_show_message_request_async(params)
+            async with asyncio.timeout(timeout):
+                if in_editor:
+                    answer = await self.server.protocol.send_request_async(
+                        APPROVE, approve_params(request, timeout)
+                    )
+                else:
+                    answer = await self.server.window_show_message_request_async(
+                        self._show_message(request)
+                    )
         except TimeoutError:
             log.info("approval prompt timed out: %s", request.path)
             return Decision.TIMEOUT
         except Exception as exc:  # a client that cannot show prompts answers with an error
             log.warning("approval prompt failed (%s); denying", exc)
             return Decision.DENY
-        if answer is None:
-            return Decision.DENY
-        title = answer.title if hasattr(answer, "title") else str(answer)
-        return ACTIONS.get(title, Decision.DENY)
+        return _decision(answer, in_editor)
+
+    @staticmethod
+    def _show_message(request: ApprovalRequest) -> types.ShowMessageRequestParams:
+        return types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=request.message(),
+            actions=[types.MessageActionItem(title=title) for title in ACTIONS],
+        )

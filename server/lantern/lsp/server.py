@@ -1,9 +1,11 @@
 """`lantern serve`: the language server's handlers. LSP in, `Session` calls, LSP out.
 
-Methods: `lantern/ask`, `lantern/resetConversation`, `lantern/info`,
-notifications `lantern/event`; work-done progress with cancel; approvals as
-`window/showMessageRequest`; settings from `initializationOptions`,
-`workspace/configuration` (section `lantern`) and
+Methods: `lantern/ask`, `lantern/resetConversation`, `lantern/info`, and the
+editor view's `lantern/grants`, `lantern/revokeGrant`, `lantern/models`,
+`lantern/localServers` (`editor_requests.py`); notifications `lantern/event`;
+work-done progress with cancel; approvals as `window/showMessageRequest`, or
+`lantern/approve` for a client that asks for it (`approver.py`); settings from
+`initializationOptions`, `workspace/configuration` (section `lantern`) and
 `workspace/didChangeConfiguration` (docs/protocol.md#requests, #events,
 #approvals, #cancel). Reference ranges and spans are counted in the position
 encoding pygls negotiated at `initialize` (the client's first choice of
@@ -27,7 +29,7 @@ from pygls.uris import to_fs_path
 
 from lantern import __version__
 from lantern.escaping import replace_surrogates
-from lantern.lsp import translate
+from lantern.lsp import editor_requests, translate
 from lantern.lsp.approver import EditorPrompt
 from lantern.lsp.translate import plain
 from lantern.lsp.transport import serve_stdio
@@ -141,6 +143,7 @@ def build_server() -> LanternServer:
         # file system; it is replaced, like everything the server sends.
         return await _ask(ls, replace_surrogates(plain(params)) or {})
 
+    editor_requests.register(server)
     return server
 
 
@@ -197,6 +200,7 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
     conversation_id = params.get("conversationId")
     if conversation_id is not None and not isinstance(conversation_id, str):
         raise JsonRpcInvalidParams("conversationId must be a string")
+    history = editor_requests.history(params.get("history"))
     refusal = unsupported()
     if refusal is not None:  # native Windows: every tool would be refused, so ask no model
         return translate.error_result(conversation_id, UNSUPPORTED_PLATFORM, refusal)
@@ -234,6 +238,7 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
             selection=selection,
             on_event=on_event,
             on_conversation=on_conversation,
+            history=history,
         )
     except NoWorkspace as exc:
         return translate.error_result(conversation_id, NoWorkspace.code, str(exc))

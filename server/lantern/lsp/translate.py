@@ -65,6 +65,7 @@ def error_result(conversation_id: str | None, code: str, message: str) -> dict[s
         "toolCalls": [],
         "usage": {"promptTokens": 0, "completionTokens": 0},
         "stopReason": "error",
+        "model": None,  # no model answered
         "errorCode": code,
         "error": message,
     }

@@ -57,6 +57,7 @@ class ToolContext:
     approvals: Approver
     conversation_id: str = "default"
     observer: PromptObserver | None = None
+    call_id: str | None = None  # the model's call this context runs (named in the prompt)
 
 
 async def approve(
@@ -67,9 +68,11 @@ async def approve(
     folder: bool = False,
     lines: tuple[int, int] | None = None,
     path: str | None = None,
+    pattern: str | None = None,
 ) -> str:
     """The approval step of the read path (docs/read-path.md#check-6). `path` names the
-    request when it is not the opened target's (`.` for a search over every root).
+    request when it is not the opened target's (`.` for a search over every root);
+    `pattern` is a search's, shown in the prompt.
 
     Returns the audit decision (`auto` or `user`), or raises `denied_by_user` /
     `approval_timeout`.
@@ -88,6 +91,8 @@ async def approve(
         size=None if folder else opened.stat.st_size,
         names=opened.target.root.names,
         root_named=ctx.workspace.multi,
+        call_id=ctx.call_id,
+        pattern=pattern,
     )
     outcome = await ctx.approvals.decide(request, observer=ctx.observer)
     named = escape_line(path)  # a name from the disk, on its way to the model

@@ -115,7 +115,9 @@ async def search(args: SearchArgs, ctx: ToolContext) -> ToolResult:
             if not stat.S_ISDIR(handle.stat.st_mode) and handle.stat.st_size > MAX_FILE_BYTES:
                 raise _too_large(handle)
         where = "." if len(targets) > 1 else targets[0].rel
-        decision = await approve(ctx, "search", opened[0], folder=True, path=where)
+        decision = await approve(
+            ctx, "search", opened[0], folder=True, path=where, pattern=args.pattern
+        )
         want = min(args.max_results, SEARCH_MAX_RESULTS)
         found: list[Hit] = []
         more = late = False

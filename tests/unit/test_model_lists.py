@@ -1,0 +1,206 @@
+"""`lantern/models` and `lantern/localServers` below the LSP layer: real HTTP servers on
+127.0.0.1 (the fake OpenAI server, and a tiny scripted one for refusals and redirects)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from lantern.agent.endpoint import OPENAI
+from lantern.agent.model_lists import (
+    configured_base_url,
+    endpoint_models,
+    local_candidates,
+    probe_local_servers,
+)
+from lantern.config import Settings
+
+from tests.fakes.openai_server import FakeOpenAI
+
+KEY = "sk-canary-7Qx"
+
+
+class Scripted:
+    """An HTTP server on 127.0.0.1 answering every GET with one status, headers and body."""
+
+    def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None):
+        self.seen: list[dict[str, str]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.seen.append({k.lower(): v for k, v in self.headers.items()})
+                self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> Scripted:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def closed_url() -> Iterator[str]:
+    """An address on 127.0.0.1 where nothing listens."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    yield f"http://127.0.0.1:{port}/v1"
+
+
+def model_gets(fake: FakeOpenAI) -> list[Any]:
+    return [r for r in fake.requests if r.method == "GET"]
+
+
+# --- local servers ----------------------------------------------------------------------
+
+
+async def test_only_servers_that_list_models_are_offered(fake: FakeOpenAI, closed_url: str) -> None:
+    elsewhere = FakeOpenAI(models=["elsewhere-model"]).start()
+    try:
+        redirect = Scripted(302, headers={"Location": elsewhere.base_url + "/models"})
+        page = Scripted(200, b"<html><title>Router login</title></html>")
+        with redirect, page:
+            found = await probe_local_servers(
+                [
+                    ("Ollama", fake.base_url),
+                    ("LM Studio", closed_url),
+                    ("llama.cpp", redirect.base_url),
+                    ("vLLM", page.base_url),
+                ]
+            )
+            assert redirect.seen and page.seen  # both were asked
+        assert [s.to_dict() for s in found] == [
+            {"name": "Ollama", "baseUrl": fake.base_url, "models": ["fake-model"]}
+        ]
+        assert model_gets(elsewhere) == []  # the redirect was not followed
+    finally:
+        elsewhere.stop()
+    [get] = model_gets(fake)
+    assert "authorization" not in get.headers
+
+
+async def test_one_probe_per_address(fake: FakeOpenAI) -> None:
+    found = await probe_local_servers([("Ollama", fake.base_url), ("vLLM", fake.base_url)])
+    assert [s.name for s in found] == ["Ollama"]
+    assert len(model_gets(fake)) == 1
+
+
+def test_candidates_follow_ollama_host() -> None:
+    names = [name for name, _ in local_candidates({})]
+    assert names == ["Ollama", "LM Studio", "llama.cpp", "vLLM"]
+    assert local_candidates({})[0][1] == "http://127.0.0.1:11434/v1"
+    assert local_candidates({"OLLAMA_HOST": "10.0.0.5:9999"})[0][1] == "http://10.0.0.5:9999/v1"
+
+
+async def test_no_key_reaches_a_probed_server(fake: FakeOpenAI) -> None:
+    """Even with a key and headers configured: a guessed address gets neither."""
+    found = await probe_local_servers(local_candidates({"OLLAMA_HOST": fake.base_url[:-3]}))
+    assert found and found[0].name == "Ollama" and found[0].models == ["fake-model"]
+    for get in model_gets(fake):
+        assert "authorization" not in get.headers and KEY not in str(get.headers)
+
+
+# --- the configured endpoint ------------------------------------------------------------
+
+
+def settings(**values: Any) -> Settings:
+    return Settings.model_validate(values)
+
+
+def test_which_endpoint_the_settings_resolve_to() -> None:
+    env = {"OLLAMA_HOST": "127.0.0.1:4321"}
+    assert configured_base_url(settings(), env) == "http://127.0.0.1:4321/v1"
+    assert configured_base_url(settings(apiKey=KEY), env) == OPENAI
+    assert configured_base_url(settings(model="gpt-4o-mini"), env) == OPENAI
+    assert configured_base_url(settings(baseUrl="http://127.0.0.1:1/v1"), env) == (
+        "http://127.0.0.1:1/v1"
+    )
+
+
+async def test_models_are_asked_with_the_configured_key_and_shown_publicly(
+    fake: FakeOpenAI,
+) -> None:
+    fake.models = ["m-1", "m-2"]
+    base = fake.base_url + "?api-key=" + KEY
+    listed = await endpoint_models(
+        settings(baseUrl=base, apiKey=KEY, headers={"X-Team": "blue"}), {}
+    )
+    assert listed.to_dict() == {"baseUrl": fake.base_url, "models": ["m-1", "m-2"]}
+    [get] = model_gets(fake)
+    assert get.headers["authorization"] == f"Bearer {KEY}"
+    assert get.headers["x-team"] == "blue"
+
+
+def assert_editor_words(detail: dict[str, Any]) -> None:
+    text = str(detail)
+    assert "--" not in text and KEY not in text
+
+
+async def test_a_refused_key_names_the_api_key_setting() -> None:
+    with Scripted(401, b'{"error": {"message": "bad key"}}') as server:
+        listed = (
+            await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
+        ).to_dict()
+    assert listed["models"] == [] and listed["baseUrl"] == server.base_url
+    detail = listed["detail"]
+    assert detail["code"] == "model_auth" and detail["status"] == 401
+    assert detail["fixes"][0] == {"setting": "apiKey"}
+    assert "apiKey" in detail["message"] and detail["summary"] in detail["message"]
+    assert_editor_words(detail)
+
+
+async def test_nothing_listening_names_the_base_url_setting(closed_url: str) -> None:
+    listed = (await endpoint_models(settings(baseUrl=closed_url), {})).to_dict()
+    detail = listed["detail"]
+    assert listed["models"] == []
+    assert detail["code"] == "model_unreachable"
+    assert detail["summary"] == f"nothing answers at {closed_url}"
+    assert [f.get("setting") for f in detail["fixes"]] == ["baseUrl"]
+    assert_editor_words(detail)
+
+
+async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
+    with Scripted(307, headers={"Location": fake.base_url + "/models"}) as server:
+        listed = (
+            await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
+        ).to_dict()
+    assert listed["detail"]["code"] == "model_redirected"
+    assert model_gets(fake) == []  # neither the key nor the request went on
+    assert_editor_words(listed["detail"])
+
+
+async def test_a_missing_v1_is_suggested() -> None:
+    with Scripted(404, b"404 page not found") as server:
+        root = server.base_url[: -len("/v1")]
+        listed = (await endpoint_models(settings(baseUrl=root), {})).to_dict()
+    detail = listed["detail"]
+    assert detail["code"] == "model_wrong_url"
+    assert detail["fixes"] == [{"setting": "baseUrl", "value": root + "/v1"}]
+
+
+async def test_a_web_page_is_not_a_model_list() -> None:
+    with Scripted(200, b"<html>hello</html>") as server:
+        listed = (await endpoint_models(settings(baseUrl=server.base_url), {})).to_dict()
+    assert listed["detail"]["code"] == "model_not_api"
