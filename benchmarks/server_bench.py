@@ -10,15 +10,20 @@ Two figures, each with a baseline measured in the same run:
    with (a) `python -c pass` spawn-to-exit (the interpreter floor) and (b) a bare pygls 2
    server (`LanguageServer("bare", "1").start_io()`) spawn-to-initialize-response (the
    floor for any pygls server). The order of the three rotates every round so drift
-   cancels out. Goal: lantern / bare <= 1.5x (median).
+   cancels out. Goal: lantern / bare <= 1.2x (median).
 2. Memory: the server's VmRSS (/proc/PID/status) after `initialize` + `initialized`
    (right away, and once the background warm-up import has settled), and after Q
    questions (`lantern/ask`) answered against the instant fake OpenAI server
    (tests/fakes/openai_server.py), each question one read_file tool call on a small file
    in a temp workspace and then a text answer. The server's approval prompts
    (`window/showMessageRequest`) are answered "Allow"; `workspace/configuration` with
-   `[{}]` and `window/workDoneProgress/create` with null. Goal: <= 80 MB after Q questions.
+   `[{}]` and `window/workDoneProgress/create` with null. Goal: <= 75 MB after Q questions.
    The bare pygls server's RSS after `initialize` is printed for reference.
+3. Exit: wall time from writing the `exit` notification (after `shutdown`) to the process
+   having ended (`waitpid`), for the server that answered the Q questions above, for fresh
+   servers right after `initialized` (interleaved with a bare pygls server, which shows what
+   a plain pygls server's interpreter teardown costs). Goal: <= 200 ms (Emacs's eglot
+   waits about 0.1 s after `exit` before it kills the server). The exit code must be 0.
 
 `--direct` adds a fourth start-up row, `serve()` launched straight from
 `lantern.lsp.server`, to tell the server's own import cost from what the `lantern.cli`
@@ -67,8 +72,9 @@ BARE_SERVER = (
     "server.start_io()\n"
 )
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-STARTUP_GOAL_RATIO = 1.5
-MEMORY_GOAL_MB = 80.0
+STARTUP_GOAL_RATIO = 1.2
+MEMORY_GOAL_MB = 75.0
+EXIT_GOAL_S = 0.2
 IO_TIMEOUT_S = 30.0
 WORKSPACE_FILE = "hello.py"
 WORKSPACE_TEXT = (
@@ -197,6 +203,18 @@ class LspProcess:
                     return
 
     # -- lifecycle -----------------------------------------------------------------
+
+    def timed_exit(self, timeout: float = IO_TIMEOUT_S) -> float:
+        """`shutdown`, then `exit`: seconds from writing `exit` to the process having ended."""
+        shutdown = self.request("shutdown", None)
+        self.wait_response(shutdown, timeout=timeout)
+        start = time.perf_counter()
+        self.notify("exit", None)
+        code = self.proc.wait(timeout=timeout)
+        elapsed = time.perf_counter() - start
+        if code != 0:
+            raise RpcError(f"pid {self.pid} exited with {code} after shutdown + exit")
+        return elapsed
 
     def stop(self, timeout: float = 5.0) -> None:
         """`shutdown` + `exit` when still alive, then wait; kill if it lingers."""
@@ -400,6 +418,7 @@ def memory_bench(
             out["after_q"] = rss_mb(server.pid)
             out["hwm"] = hwm_mb(server.pid)
             out["tool_calls"] = float(tool_calls)
+            out["exit_after_q"] = server.timed_exit()
         return out
     finally:
         fake.stop()
@@ -411,6 +430,35 @@ def bare_rss(bare_script: Path, env: dict[str, str]) -> float:
         server.wait_response(msg_id, answer_server_request)
         server.notify("initialized", {})
         return settled_rss_mb(server.pid, quiet_s=0.3)
+
+
+# --------------------------------------------------------------------------- exit
+
+
+def time_exit(argv: Sequence[str], env: dict[str, str], workspace: Path | None) -> float:
+    """A fresh server: `initialize`, `initialized` (lantern then pulls its settings), exit."""
+    with spawned(argv, env=env) as server:
+        msg_id = server.request("initialize", initialize_params(workspace))
+        server.wait_response(msg_id, answer_server_request)
+        server.notify("initialized", {})
+        if workspace is not None:
+            server.wait_request("workspace/configuration", answer_server_request)
+        return server.timed_exit()
+
+
+def exit_bench(
+    runs: int, bare_script: Path, env: dict[str, str], workspace: Path
+) -> dict[str, list[float]]:
+    kinds: dict[str, Callable[[], float]] = {
+        "bare pygls 2": lambda: time_exit([PYTHON, str(bare_script)], env, None),
+        "lantern serve": lambda: time_exit(LANTERN_CMD, env, workspace),
+    }
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    names = list(kinds)
+    for i in range(runs):
+        for name in names[i % 2 :] + names[: i % 2]:
+            times[name].append(kinds[name]())
+    return times
 
 
 # --------------------------------------------------------------------------- report
@@ -521,6 +569,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"   goal <= {MEMORY_GOAL_MB:.0f} MB after {args.questions} questions  "
             f"{verdict(mem['after_q'] <= MEMORY_GOAL_MB)}"
         )
+
+        print(f"\n3. Exit, from `exit` (after `shutdown`) to the process ended, {args.runs} runs")
+        exits = exit_bench(args.runs, bare_script, env, workspace)
+        for name, values in exits.items():
+            print(
+                f"   {name + ' fresh':<40} {ms(values)} ms  "
+                f"(min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})"
+            )
+        after_q = mem["exit_after_q"]
+        print(f"   {f'lantern after {args.questions} questions':<40} {after_q * 1000:8.1f} ms")
+        worst = max(statistics.median(exits["lantern serve"]), after_q)
+        print(f"   goal <= {EXIT_GOAL_S * 1000:.0f} ms  {verdict(worst <= EXIT_GOAL_S)}")
+        load = os.getloadavg()
+        print(f"   load average during the run: {load[0]:.2f} (1 min), {load[1]:.2f} (5 min)")
     return 0
 
 

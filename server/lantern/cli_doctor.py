@@ -173,9 +173,9 @@ async def run_probe(settings: Settings) -> bool:
 
 
 async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:
+    from lantern.agent.call_markup import has_markup
     from lantern.agent.model import ModelError
     from lantern.agent.reply import ChatTurn
-    from lantern.agent.text_protocol import has_markup
 
     messages = list(PROBE_MESSAGES)
     try:

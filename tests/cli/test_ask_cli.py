@@ -180,6 +180,28 @@ def test_conversation_file_of_another_workspace_is_refused(
     assert fake.requests == []
 
 
+@pytest.mark.parametrize("protocol", ["auto", "text"])
+def test_prose_and_a_fenced_call_runs_the_call(
+    fake: FakeOpenAI, lantern: Lantern, protocol: str
+) -> None:
+    # A call in a ```tool_call fence after some prose: the stream hid it, and it once came
+    # back as the answer, markup and all, with no tool run and exit 0.
+    fenced = json.dumps({"name": "read_file", "arguments": {"path": "src/util.py"}})
+    fake.add_turns(
+        [
+            Turn(content=f"I will read the helper.\n```tool_call\n{fenced}\n```"),
+            Turn(content="`greet` builds it at src/util.py:2."),
+        ]
+    )
+    run = lantern.ask(Q, "--tool-protocol", protocol)
+    assert run.rc == EXIT_OK, run.stderr
+    out = run.json
+    assert out["answer"] == "`greet` builds it at src/util.py:2."
+    assert [(c["name"], c["status"]) for c in out["toolCalls"]] == [("read_file", "done")]
+    second = fake.chat_requests()[1]
+    assert "tools" not in second and "def greet" in second["messages"][-1]["content"]
+
+
 # --- endpoint faults -----------------------------------------------------------------------
 
 

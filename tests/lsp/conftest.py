@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.lsp.server import plain
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -68,6 +67,18 @@ def server_env(home: Path, base_url: str) -> dict[str, str]:
         p for p in (str(Path(root) / "server"), root, env.get("PYTHONPATH", "")) if p
     )
     return env
+
+
+def plain(value: Any) -> Any:
+    """pytest-lsp's client (pygls) hands a method it has no type for over as nested
+    namedtuples; this turns them back into JSON values."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
 
 
 def read_call(call_id: str, path: str, **extra: Any) -> dict[str, Any]:

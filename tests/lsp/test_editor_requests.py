@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.lsp.server import plain
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -30,6 +29,7 @@ from tests.lsp.conftest import (
     SERVER_COMMAND,
     WAIT,
     Lantern,
+    plain,
     read_call,
     server_env,
 )

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.lsp.transport import structure
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import SERVER_COMMAND, server_env
@@ -381,37 +380,75 @@ def test_end_of_input_exits_0_only_after_shutdown(
     assert raw_server.proc.wait(timeout=TIMEOUT) == code
 
 
-def test_structure_applies_the_hook_as_json_object_hook_would() -> None:
-    """Each body is parsed once; pygls's hook must still see every object, in the order
-    and with the children the parser's `object_hook` would have given it."""
-    text = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "params": {"a": [{"b": {}}, 3, [{"c": [{"d": 1}]}]], "e": {"f": None}, "g": []},
-        }
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("lantern/ask", {"question": "  "}, "question must be a non-empty string"),
+        ("lantern/ask", {"conversationId": "c"}, "question is required"),
+        ("lantern/ask", {"question": "q", "conversationId": 5}, "conversationId must be a string"),
+        ("lantern/ask", {"question": "q", "history": "turns"}, "history must be a list"),
+        (
+            "lantern/ask",
+            {"question": "q", "history": [{"question": "q", "answer": 3}]},
+            "history[0].answer must be a string",
+        ),
+        ("lantern/ask", {"question": "q", "workDoneToken": True}, "workDoneToken must be"),
+        ("lantern/ask", {"question": "q", "context": {"range": None}}, "context.uri is required"),
+        ("lantern/resetConversation", {"conversationId": ["x"]}, "conversationId must be"),
+        ("lantern/revokeGrant", {"id": 5}, "id must be a string"),
+        ("lantern/revokeGrant", {}, "id is required"),
+    ],
+)
+def test_params_of_the_wrong_shape_are_invalid_params_that_say_why(
+    raw_server: RawServer, fake: FakeOpenAI, method: str, params: dict[str, Any], message: str
+) -> None:
+    raw_server.request("bad", method, params)
+    reply = raw_server.response("bad")
+    assert reply["error"]["code"] == INVALID_PARAMS, reply
+    assert message in reply["error"]["message"]
+    assert fake.chat_requests() == []  # nothing was asked
+    raw_server.assert_serving()
+
+
+def test_fields_a_client_adds_are_ignored(raw_server: RawServer, fake: FakeOpenAI) -> None:
+    raw_server.request("r", "lantern/resetConversation", {"conversationId": "x", "tabId": 3})
+    assert raw_server.response("r").get("result") == {"reset": False}
+    fake.add_turns([{"content": "Hello."}])
+    params = {"question": "Hi?", "clientTurn": {"n": 1}, "context": None, "history": None}
+    raw_server.request("a", "lantern/ask", params)
+    reply = raw_server.response("a", timeout=30)
+    assert reply["result"]["answer"] == "Hello.", reply
+    _ends_cleanly(raw_server)
+
+
+def _audit_lines(home: Path) -> list[dict[str, Any]]:
+    [log] = home.rglob("audit.jsonl")
+    return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+
+
+def test_exit_ends_the_process_with_the_audit_log_written(
+    raw_server: RawServer, fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """`exit` ends the process at once (the speed is measured in benchmarks/server_bench.py;
+    here only a hang fails), with every audit record of the question on disk."""
+    fake.add_turns(
+        [
+            {"tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "main.py"}}]},
+            {"content": "It prints hello."},
+        ]
     )
-
-    def recording(seen: list[str]) -> Callable[[dict[str, Any]], Any]:
-        def hook(obj: dict[str, Any]) -> Any:
-            seen.append(json.dumps(obj, default=repr))
-            return ("hooked", sorted(obj))
-
-        return hook
-
-    by_parser: list[str] = []
-    by_structure: list[str] = []
-    expected = json.loads(text, object_hook=recording(by_parser))
-    assert structure(json.loads(text), recording(by_structure)) == expected
-    assert by_structure == by_parser and len(by_parser) == 7
-    assert structure([1, "x", None], recording([])) == [1, "x", None]
+    raw_server.notify(
+        "workspace/didChangeConfiguration",
+        {"settings": {"lantern": {"approval": {"mode": "workspace"}}}},
+    )
+    raw_server.request(2, "lantern/ask", {"question": "What does main.py print?"})
+    assert raw_server.response(2, timeout=30)["result"]["stopReason"] == "done"
+    _ends_cleanly(raw_server)
+    kinds = [(r["kind"], r.get("tool")) for r in _audit_lines(tmp_path / "home")]
+    assert kinds.count(("tool", "read_file")) == 1 and kinds.count(("model", None)) == 2
 
 
-def test_structure_has_no_depth_limit_of_its_own() -> None:
-    deep: Any = {"leaf": True}
-    for _ in range(50_000):
-        deep = [deep]
-    out = structure(deep, lambda obj: "object")
-    for _ in range(50_000):
-        out = out[0]
-    assert out == "object"
+def test_exit_without_shutdown_exits_1(raw_server: RawServer) -> None:
+    raw_server.notify("exit")
+    assert raw_server.proc.wait(timeout=TIMEOUT) == 1
+    assert raw_server.stdout_closed.wait(TIMEOUT)

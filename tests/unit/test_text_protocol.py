@@ -10,9 +10,10 @@ import json
 import re
 
 import pytest
-from lantern.agent import text_protocol
+from lantern.agent import call_markup, text_protocol
+from lantern.agent.call_markup import parse
 from lantern.agent.message_order import with_notes
-from lantern.agent.text_protocol import Outcome, parse, render_results, tools_prompt
+from lantern.agent.text_protocol import Outcome, render_results, tools_prompt
 from lantern.tools.registry import tool_specs
 
 READ = '{"name": "read_file", "arguments": {"path": "src/app.py"}}'
@@ -149,7 +150,7 @@ def test_mistral_call_with_its_id() -> None:
     ],
 )
 def test_other_model_native_call_formats(text: str) -> None:
-    assert text_protocol.has_markup(text)
+    assert call_markup.has_markup(text)
     parsed = parse(text)
     assert calls(text) == [("read_file", {"path": "src/app.py"})], parsed.errors
     assert parsed.prose in ("", "Sure.")
@@ -181,7 +182,7 @@ def test_python_tag_several_calls_and_harmony_pair() -> None:
     ],
 )
 def test_json_that_is_not_a_whole_reply_call_is_an_answer(text: str) -> None:
-    assert not text_protocol.has_markup(text)
+    assert not call_markup.has_markup(text)
     assert parse(text).calls == [] and parse(text).prose == text.strip()
 
 
@@ -215,10 +216,10 @@ def test_an_unknown_tool_name_is_kept_as_written() -> None:
 
 
 def test_markup_detection_and_plain_text() -> None:
-    assert text_protocol.has_markup(f"x <tool_call>{READ}</tool_call>")
-    assert text_protocol.has_markup('[TOOL_CALLS]read_file{"path": "a"}')
+    assert call_markup.has_markup(f"x <tool_call>{READ}</tool_call>")
+    assert call_markup.has_markup('[TOOL_CALLS]read_file{"path": "a"}')
     plain = "The `tool_call` helper is in `src/app.py:3`; call it with a JSON object."
-    assert not text_protocol.has_markup(plain)
+    assert not call_markup.has_markup(plain)
     assert parse(plain).prose == plain and parse(plain).calls == []
 
 

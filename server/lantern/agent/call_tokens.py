@@ -37,9 +37,15 @@ _KIMI_CALL = re.compile(
     r"<\|tool_call_argument_begin\|>(.*?)(?:<\|tool_call_end\|>|$)",
     re.S,
 )
+_DEEPSEEK_SECTION, _KIMI_SECTION = "<｜tool▁calls▁begin｜>", "<|tool_calls_section_begin|>"
 _WRAPPERS = (
-    "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<|tool_calls_section_begin|>",
-    "<|tool_calls_section_end|>",
+    _DEEPSEEK_SECTION, "<｜tool▁calls▁end｜>", _KIMI_SECTION, "<|tool_calls_section_end|>",
+)  # fmt: skip
+# Where such calls start in a reply: the DeepSeek and Kimi call sections, and the ways a
+# harmony commentary-channel message opens. Part of `call_markup.MARKERS`.
+MARKERS = (
+    _DEEPSEEK_SECTION, _KIMI_SECTION, "<|channel|>commentary",
+    "<|start|>assistant<|channel|>commentary", "<|start|>assistant to=",
 )  # fmt: skip
 _NATIVE = ((_HARMONY, _HARMONY_CALL), (_DEEPSEEK, _DEEPSEEK_CALL), (_KIMI, _KIMI_CALL))
 

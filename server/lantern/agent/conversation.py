@@ -19,9 +19,9 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from lantern.agent.text_protocol import RESULTS_HEADER, result_ids
+from lantern.agent.protocol import Name, result_ids
 from lantern.escaping import json_text
 
 if TYPE_CHECKING:
@@ -36,8 +36,6 @@ HISTORY_QUESTION_BYTES = 8 * 1024  # each seeded question
 _CUT_MARK = " […]"
 _STANDARD_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
 
-UsedProtocol = Literal["native", "text"]
-
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     total = 0
@@ -49,16 +47,6 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
             extra = {k: v for k, v in message.items() if k not in _STANDARD_KEYS}
             total += len(json.dumps(extra, ensure_ascii=False)) // CHARS_PER_TOKEN
     return total
-
-
-def _is_tool_results(message: dict[str, Any]) -> bool:
-    """A user message that carries text-protocol tool results, not a question."""
-    content = message.get("content")
-    return (
-        message.get("role") == "user"
-        and isinstance(content, str)
-        and content.startswith(RESULTS_HEADER)
-    )
 
 
 def _norm(path: str) -> str:
@@ -178,7 +166,7 @@ class Conversation:
     seen: SeenLines = field(default_factory=SeenLines)
     answered: dict[str, str] = field(default_factory=dict)  # call key -> call id
     workspace_key: str = ""
-    tool_protocol: UsedProtocol = "native"  # "text" once `auto` switched this conversation
+    tool_protocol: Name = "native"  # "text" once `auto` switched this conversation
     warned_cut: bool = False  # the user was told the endpoint cut the prompt (once)
 
     def seed(self, turns: Sequence[HistoryTurn]) -> bool:
@@ -205,15 +193,10 @@ class Conversation:
             if used <= budget_tokens:
                 return used
             content = message.get("content")
-            results = _is_tool_results(message)
-            if (
-                (message.get("role") == "tool" or results)
-                and isinstance(content, str)
-                and len(content) > 400
-            ):
+            shortened = result_ids(message)  # tool results, in either protocol's form
+            if shortened is not None and isinstance(content, str) and len(content) > 400:
                 before = estimate_tokens([message])
                 head = content[:SHORTENED_KEEP]
-                shortened = result_ids(content) if results else [message.get("tool_call_id")]
                 self.answered = {k: v for k, v in self.answered.items() if v not in shortened}
                 message["content"] = (
                     f"{head}\n[older tool output shortened to save context; call the tool "
@@ -225,7 +208,7 @@ class Conversation:
             starts = [
                 i
                 for i, m in enumerate(self.messages)
-                if m.get("role") == "user" and not _is_tool_results(m)
+                if m.get("role") == "user" and result_ids(m) is None
             ]
             if len(starts) < 2:
                 break

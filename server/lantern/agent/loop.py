@@ -6,10 +6,11 @@ through a callback so the CLI and the language server render the same thing,
 and it always returns a result: a limit, a model error or a cancellation ends
 the question with the best partial answer and a `stopReason` that says why.
 
-Tools reach the model natively or, for endpoints and models without tool
-calling, through the text protocol (`text_protocol`); `toolProtocol` picks
-one, and `auto` switches a conversation to text once, when the endpoint
-rejects tools or the model writes its calls as text.
+How tools reach the model, natively or as text, is the protocol's business
+(`protocol.ToolProtocol`): the loop asks it for the prompt, the tools to offer,
+the calls in a reply and the history entries, and never asks which one it is.
+Each step ends in a value (`steps`): an answer, a tool round, a retry, or a
+switch of protocol that `auto` decided.
 """
 
 from __future__ import annotations
@@ -17,17 +18,26 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from lantern.agent import text_protocol
 from lantern.agent.conversation import Conversation, estimate_tokens
 from lantern.agent.message_order import with_notes
 from lantern.agent.outcomes import cut_short
 from lantern.agent.prompts import system_prompt_async
+from lantern.agent.protocol import Offer, Read, Switch, ToolProtocol, protocol_for
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply
 from lantern.agent.result import AskResult, detail_json, usage_json
+from lantern.agent.steps import (
+    Answered,
+    Retried,
+    Step,
+    Switched,
+    ToolsRan,
+    corrected,
+    retried_empty,
+)
 from lantern.agent.tool_round import (
     Event,
     EventSink,
@@ -35,12 +45,11 @@ from lantern.agent.tool_round import (
     StopReason,
     ToolCallRecord,
     ToolRunner,
-    native_history,
-    text_history,
 )
 from lantern.approvals import Approver
 from lantern.audit import AuditLog
-from lantern.settings import Settings, ToolProtocol
+from lantern.settings import Settings
+from lantern.settings import ToolProtocol as ToolProtocolSetting
 from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
 
@@ -71,7 +80,7 @@ class Limits:
     max_tool_output_bytes: int = _DEFAULTS.max_tool_output_bytes
     question_timeout: float = _DEFAULTS.question_timeout_seconds
     max_context_tokens: int = _DEFAULTS.max_context_tokens
-    tool_protocol: ToolProtocol = _DEFAULTS.tool_protocol  # how tools reach the model
+    tool_protocol: ToolProtocolSetting = _DEFAULTS.tool_protocol  # how tools reach the model
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
@@ -82,11 +91,6 @@ class Limits:
             max_context_tokens=settings.max_context_tokens,
             tool_protocol=settings.tool_protocol,
         )
-
-
-def _prose(content: str) -> str:
-    """Reply text fit to show: any tool-call markup in it removed."""
-    return text_protocol.strip_markup(content) if text_protocol.has_markup(content) else content
 
 
 class Agent:
@@ -136,6 +140,13 @@ class Agent:
             stop = "cancelled"
         if stop in ("timeout", "cancelled", "error"):
             answer = "".join(run.texts + run.streaming).strip()
+        return await self._close(run, answer, stop, error)
+
+    async def _close(
+        self, run: RunState, answer: str, stop: StopReason, error: ModelError | None
+    ) -> AskResult:
+        """End the turn in the history, say the final status, and make the result."""
+        conv = run.conv
         if conv.messages[-1].get("role") != "assistant":
             # Close the turn, so a follow-up question never comes right after tool results
             # (strict providers) or after another user message (strictly alternating templates).
@@ -161,145 +172,132 @@ class Agent:
             model=self.model.model,
         )
 
-    def _uses_text(self, conv: Conversation) -> bool:
-        mode = self.limits.tool_protocol
-        return mode == "text" or (mode == "auto" and conv.tool_protocol == "text")
+    def _protocol(self, conv: Conversation) -> ToolProtocol:
+        return protocol_for(self.limits.tool_protocol, conv.tool_protocol, self._tools)
 
-    def _switch_to_text(self, run: RunState, why: str) -> None:
-        """`auto` only: this conversation uses the text protocol from now on; said once."""
-        run.conv.tool_protocol = "text"
+    def _final(self, run: RunState, step: int) -> StopReason | None:
+        """Why this step must answer without tools: the tool output budget is used up,
+        or it is the last step (of more than one); None: it may call tools."""
+        if run.tool_bytes >= self.limits.max_tool_output_bytes:
+            return "budget"
+        return "max_steps" if step == self.limits.max_steps and step > 1 else None
+
+    def _switch(self, run: RunState, switch: Switch) -> None:
+        """This conversation uses `switch.to` from now on (`auto` only); said once."""
+        run.conv.tool_protocol = switch.to.name
         run.emit(
             {
                 "kind": "status",
                 "status": "protocol",
-                "protocol": "text",
-                "message": f"model {self.model.model!r} {why}; using the text tool protocol",
+                "protocol": switch.to.name,
+                "message": f"model {self.model.model!r} {switch.why}; "
+                f"using the {switch.to.name} tool protocol",
             }
         )
 
     async def _loop(self, run: RunState) -> tuple[str, StopReason]:
-        conv = run.conv
         base_prompt = await system_prompt_async(self.workspace)
+        steps: list[Step] = []
         step = 0
         while step < self.limits.max_steps:
             step += 1
-            final = run.forced or (
-                "max_steps" if step == self.limits.max_steps and step > 1 else None
-            )
-            text = self._uses_text(conv)
-            prompt = base_prompt + text_protocol.tools_prompt(self._tools) if text else base_prompt
-            system = {"role": "system", "content": prompt}
-            conv.compact(self.limits.max_context_tokens, estimate_tokens([system]))
-            pending, run.notes = run.notes, []
-            notes = [*pending, *([_FINAL_NOTES[final]] if final else [])]
-            messages = with_notes([system, *conv.messages], notes)
-            run.emit({"kind": "status", "status": "thinking", "step": step})
-            try:
-                reply = await self._model_turn(
-                    run,
-                    messages,
-                    tools=not text and (final is None or _has_tool_calls(conv)),
-                    tool_choice="none" if final is not None else None,
-                )
-            except ModelError as exc:
-                if exc.kind != "tools_unsupported" or self.limits.tool_protocol != "auto":
-                    raise
-                self._switch_to_text(run, "does not take native tool calls here")
-                run.notes = pending
+            outcome = await self._step(run, base_prompt, step, steps)
+            if isinstance(outcome, Answered):
+                return outcome.answer, outcome.stop
+            if isinstance(outcome, Switched):
                 step -= 1  # the rejected request did not count as a step
-                continue
-            if reply.finish_reason == "content_filter":
-                run.outcome = reply.outcome or cut_short("content_filter")
-                return _prose(reply.content), "filtered"
-            markup = not reply.tool_calls and text_protocol.has_markup(reply.content)
-            if markup and not text and final is None:
-                if self.limits.tool_protocol != "auto":
-                    run.texts.append(text_protocol.strip_markup(reply.content))
-                    raise ModelError(
-                        "bad_request",
-                        "the model wrote its tool calls as text, which toolProtocol 'native' "
-                        "does not run; set toolProtocol to 'auto' or 'text'",
-                    )
-                self._switch_to_text(run, "writes its tool calls as text")
-                text = True
-            if final is None and (reply.tool_calls or (text and markup)):
-                if reply.finish_reason == "length":
-                    # Never run a call the model was cut off while writing.
-                    conv.messages.append(
-                        {"role": "assistant", "content": reply.content or "…", **reply.extra}
-                    )
-                    conv.messages.append({"role": "user", "content": _CUT_CALL_NOTE})
-                    continue
-                await self._tool_round(run, reply, text)
-                run.empty_retried = False  # progress: a later empty reply gets its own nudge
-                continue
-            answer = text_protocol.strip_markup(reply.content) if markup else reply.content
-            if reply.finish_reason == "length":  # the answer was cut off mid-way
-                run.outcome = reply.outcome or cut_short("length")
-                conv.messages.append({"role": "assistant", "content": answer or "…", **reply.extra})
-                return answer, "truncated"
-            if not answer.strip():
-                if markup and final is not None:
-                    break  # calls at the last step are not run; nothing else was said
-                if run.empty_retried:
-                    raise ModelError(
-                        "bad_request", "the model returned an empty reply twice in a row"
-                    )
-                run.empty_retried = True
-                run.notes.append(_EMPTY_NOTE)
-                continue
-            conv.messages.append({"role": "assistant", "content": answer, **reply.extra})
-            return answer, final or "done"
+            steps.append(outcome)
         # The steps ran out without an answer: a reply that still wanted tools at the only
         # step (max_steps == 1), or an empty one at the last step.
-        return "".join(run.texts).strip(), run.forced or "max_steps"
+        return "".join(run.texts).strip(), self._final(run, step) or "max_steps"
 
-    async def _tool_round(self, run: RunState, reply: Reply, text: bool) -> None:
-        """Run the reply's calls and record them in the history, natively or as text.
+    async def _step(self, run: RunState, base_prompt: str, step: int, steps: list[Step]) -> Step:
+        """One request and what its reply comes to."""
+        protocol = self._protocol(run.conv)
+        final = self._final(run, step)
+        system = {"role": "system", "content": protocol.system_prompt(base_prompt)}
+        run.conv.compact(self.limits.max_context_tokens, estimate_tokens([system]))
+        notes = [*run.notes, *([_FINAL_NOTES[final]] if final else [])]
+        messages = with_notes([system, *run.conv.messages], notes)
+        run.emit({"kind": "status", "status": "thinking", "step": step})
+        try:
+            offer = protocol.offer(run.conv.messages, final is not None)
+            reply = await self._model_turn(run, messages, offer)
+        except ModelError as exc:
+            switch = protocol.rejected(exc)
+            if switch is None:
+                raise
+            self._switch(run, switch)
+            return Switched(switch.to.name)  # its notes wait for the next request
+        run.notes = []  # sent
+        read = protocol.read(reply, final is not None)
+        while isinstance(read, Switch):
+            self._switch(run, read)
+            protocol = read.to
+            read = protocol.read(reply, final is not None)
+        return await self._settle(run, protocol, reply, read, final, steps)
 
-        Text markup that yields no call at all gets one correction; a second such reply
-        ends the question with an error (its prose kept, its markup never shown)."""
+    async def _settle(
+        self,
+        run: RunState,
+        protocol: ToolProtocol,
+        reply: Reply,
+        read: Read,
+        final: StopReason | None,
+        steps: list[Step],
+    ) -> Step:
+        """What `reply`, read by `protocol`, comes to: an answer, tools run, or a retry."""
+        if reply.finish_reason == "content_filter":
+            run.outcome = reply.outcome or cut_short("content_filter")
+            return Answered(read.prose, "filtered")
+        if final is None and read.wants_tools:
+            return await self._act(run, protocol, reply, read, steps)
+        answer = read.prose
+        if reply.finish_reason == "length":  # the answer was cut off mid-way
+            run.outcome = reply.outcome or cut_short("length")
+            run.conv.messages.append({"role": "assistant", "content": answer or "…", **reply.extra})
+            return Answered(answer, "truncated")
+        if answer.strip():
+            run.conv.messages.append({"role": "assistant", "content": answer, **reply.extra})
+            return Answered(answer, final or "done")
+        if read.markup and final is not None:
+            # Calls at the last step are not run, and nothing else was said.
+            return Answered("".join(run.texts).strip(), final)
+        if retried_empty(steps):
+            raise ModelError("bad_request", "the model returned an empty reply twice in a row")
+        run.notes.append(_EMPTY_NOTE)
+        return Retried("empty")
+
+    async def _act(
+        self, run: RunState, protocol: ToolProtocol, reply: Reply, read: Read, steps: list[Step]
+    ) -> Step:
+        """Run the reply's calls and record them in the history, as the protocol writes it.
+
+        A call cut off by the output limit is never run. Markup that yields no call gets
+        one correction; a second such reply ends the question with an error (its prose
+        kept, its markup never shown)."""
         conv = run.conv
-        if not text or reply.tool_calls:
-            run.texts.append(_prose(reply.content))
-            ran = await self._runner.run(run, reply.tool_calls)
-            if not text:
-                conv.messages.extend(native_history(reply, ran))
-            else:  # native calls from an endpoint told of none: recorded as text
-                written = "".join(text_protocol.markup(call) for call in reply.tool_calls)
-                conv.messages.extend(
-                    text_history(replace(reply, content=reply.content + written), ran, [])
-                )
-        else:
-            parsed = text_protocol.parse(reply.content)
-            if not parsed.calls:
-                if run.markup_retried:
-                    run.texts.append(parsed.prose)
-                    raise ModelError(
-                        "bad_request",
-                        "the model's tool calls could not be read twice "
-                        f"({'; '.join(parsed.errors)}); try a model that follows the "
-                        "tool-call format",
-                    )
-                run.markup_retried = True
-                conv.messages.append({"role": "assistant", "content": reply.content, **reply.extra})
-                conv.messages.append(
-                    {"role": "user", "content": text_protocol.correction(parsed.errors)}
-                )
-                return
-            run.texts.append(parsed.prose)
-            ran = await self._runner.run(run, parsed.calls)
-            conv.messages.extend(text_history(reply, ran, parsed.errors))
-        if run.tool_bytes >= self.limits.max_tool_output_bytes:
-            run.forced = "budget"
+        if reply.finish_reason == "length":
+            cut = {"role": "assistant", "content": reply.content or "…", **reply.extra}
+            conv.messages.extend([cut, {"role": "user", "content": _CUT_CALL_NOTE}])
+            return Retried("cut_call")
+        if not read.calls:
+            try:
+                conv.messages.extend(protocol.correction(reply, read, again=corrected(steps)))
+            except ModelError:
+                run.texts.append(read.prose)
+                raise
+            return Retried("unreadable")
+        run.texts.append(read.prose)
+        ran = await self._runner.run(run, read.calls)
+        conv.messages.extend(protocol.history(reply, read, [r.finished() for r in ran]))
+        return ToolsRan()
 
     async def _model_turn(
         self,
         run: RunState,
         messages: list[dict[str, Any]],
-        *,
-        tools: bool,
-        tool_choice: str | None = None,
+        offer: Offer,
     ) -> Reply:
         started = time.perf_counter()
         outcome = "ok"
@@ -319,11 +317,11 @@ class Agent:
         try:
             turn = ChatTurn(
                 messages,
-                self._tools if tools else None,
+                offer.tools,
                 on_text=on_text,
                 on_retry=on_retry,
                 on_reasoning=on_reasoning,
-                tool_choice=tool_choice,
+                tool_choice=offer.tool_choice,
             )
             reply = await self.model.complete(turn)
             run.streaming.clear()
@@ -360,10 +358,3 @@ class Agent:
                     outcome=outcome,
                     ms=(time.perf_counter() - started) * 1000,
                 )
-
-
-def _has_tool_calls(conv: Conversation) -> bool:
-    """Whether the history holds native tool calls: then every request must declare the
-    tools (Anthropic through a gateway, Bedrock), so the last step sends them with
-    `tool_choice: "none"` instead of leaving them off."""
-    return any(m.get("role") == "assistant" and m.get("tool_calls") for m in conv.messages)

@@ -235,12 +235,16 @@ class ModelClient:
             ) from None
         finally:
             await stream.close()
-        reply = assembler.finish()
+        return self._finished(request, assembler.finish(), said_done(stream))
+
+    def _finished(self, request: ChatTurn, reply: Reply, done: bool) -> Reply:
+        """The reply of a stream that ended (`done`: with `[DONE]`): checked whole, its
+        outcome for a cut-off or filtered answer, its usage (estimated when none came)."""
         if reply.finish_reason is None:
             # Some servers never set finish_reason; `[DONE]` after a reply still ends it.
             # Without either, the stream was cut short.
             said = reply.content or reply.tool_calls or reply.reasoning
-            if not (said and said_done(stream)):
+            if not (said and done):
                 raise ModelError("stream", "the model's stream ended before the reply was complete")
             reply.finish_reason = "stop"
         if reply.finish_reason in ("length", "content_filter"):

@@ -6,15 +6,17 @@ Many local setups (LM Studio, vLLM without a reasoning parser, llama.cpp without
 the reply starts with reasoning and a lone ``</think>``. Models that write tool
 calls as text (``<tool_call>{…}</tool_call>``, Mistral ``[TOOL_CALLS]``) must not
 have that markup streamed as the answer; it is kept in the content so the loop
-can parse it. Tags may be split over chunks, so a tail that could be the start
-of a tag is held back until the next chunk decides it.
+can parse it. Where markup starts is `call_markup.MARKERS`, the list the parser
+reads by, so nothing hidden here can come back as an answer unread. Tags may be
+split over chunks, so a tail that could be the start of a tag is held back until
+the next chunk decides it.
 """
 
 from __future__ import annotations
 
 import re
 
-from lantern.agent import text_protocol
+from lantern.agent.call_markup import MARKERS, has_markup
 
 # gpt-oss "harmony" format, as servers without its parser pass it through: reasoning in
 # the analysis channel up to <|end|>, the answer after the final channel's header, tool
@@ -28,19 +30,12 @@ _HARMONY_NOISE = (
 )  # fmt: skip
 _OPENERS = ("<think>", "<thinking>", *_HARMONY_OPENERS)
 _CLOSERS = ("</think>", "</thinking>", "<|end|>")
-# Where text-protocol tool calls start: Hermes/Qwen, Mistral, fenced, Llama 3.1,
-# Qwen3-Coder XML, DeepSeek and Kimi native markers that leaked into content, harmony.
-MARKUP = (
-    "<tool_call>", "<tool_call ", "[TOOL_CALLS]", "```tool_call", "```tool\n",
-    "<|python_tag|>", "<function=", "<｜tool▁calls▁begin｜>", "<|tool_calls_section_begin|>",
-    "<|channel|>commentary", "<|start|>assistant<|channel|>commentary", "<|start|>assistant to=",
-)  # fmt: skip
 # How a reply that is nothing but a JSON or pythonic call starts (maybe fenced), and a
 # fence still being opened; such a start is held back, at most this many characters.
 _CALL_START = re.compile(r"(?:```[A-Za-z]*\s*)?[\[{]")
 _FENCE_OPENING = re.compile(r"`{1,3}[A-Za-z]*\s*")
 _HOLD_LIMIT = 4000
-_TAG_STARTS = frozenset(tag[0] for tag in _OPENERS + _CLOSERS + MARKUP + _HARMONY_NOISE)
+_TAG_STARTS = frozenset(tag[0] for tag in _OPENERS + _CLOSERS + MARKERS + _HARMONY_NOISE)
 _TAG_START = re.compile("[" + re.escape("".join(sorted(_TAG_STARTS))) + "]")
 
 
@@ -169,10 +164,10 @@ class ContentFilter:
             return False
         # Not a think block after all: from here on it is answer text, but a lone
         # closing tag may still follow, so keep watching for one.
-        if open_at >= 0 or _find_first(text, MARKUP)[0] >= 0 or final:
+        if open_at >= 0 or _find_first(text, MARKERS)[0] >= 0 or final:
             self._state = "answer"
             return True
-        keep = _partial_tail(text, _CLOSERS + _OPENERS + MARKUP + _HARMONY_NOISE)
+        keep = _partial_tail(text, _CLOSERS + _OPENERS + MARKERS + _HARMONY_NOISE)
         self._emit(text[: len(text) - keep], answer)
         self._pending = text[len(text) - keep :]
         return False
@@ -189,7 +184,7 @@ class ContentFilter:
             if held is not None:
                 return held
         open_at, opener = self._line_opener(text)
-        mark_at, _ = _find_first(text, MARKUP) if not self._markup else (-1, "")
+        mark_at, _ = _find_first(text, MARKERS) if not self._markup else (-1, "")
         if mark_at >= 0 and (open_at < 0 or mark_at < open_at):
             self._emit(text[:mark_at], answer)
             self._markup = True
@@ -200,7 +195,7 @@ class ContentFilter:
             self._pending = text[open_at + len(opener) :]
             self._state = "think"
             return True
-        keep = 0 if final else _partial_tail(text, _OPENERS + MARKUP + _HARMONY_NOISE)
+        keep = 0 if final else _partial_tail(text, _OPENERS + MARKERS + _HARMONY_NOISE)
         self._emit(text[: len(text) - keep], answer)
         self._pending = text[len(text) - keep :]
         return False
@@ -215,7 +210,7 @@ class ContentFilter:
             return None
         if not final and len(body) < _HOLD_LIMIT:
             return False
-        if final and text_protocol.has_markup(body):
+        if final and has_markup(body):
             self._answer.append(body)
             self._markup = True
             self._pending = ""

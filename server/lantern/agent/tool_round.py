@@ -1,10 +1,11 @@
-"""One round of tool calls: run them, report them, and write them into the history.
+"""One round of tool calls: run them and report them.
 
 Native calls and calls written as text run through the very same path
 (`run_tool`: jail, approvals, audit), share the output budget and the
-"already returned above" bookkeeping; only the history entries differ. The
-history is written after every call finished, so a cancelled round leaves no
-assistant message whose calls have no results.
+"already returned above" bookkeeping; only the history entries differ, and
+those are the protocol's (`protocol.ToolProtocol.history`). The loop writes
+them after every call finished, so a cancelled round leaves no assistant
+message whose calls have no results.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lantern.agent.conversation import Conversation
-from lantern.agent.reply import ModelError, Reply, ToolCall, Usage
-from lantern.agent.text_protocol import Outcome, render_results
+from lantern.agent.protocol import CallResult
+from lantern.agent.reply import ModelError, ToolCall, Usage
 from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
 from lantern.approvals import Outcome as ApprovalOutcome
 from lantern.audit import AuditLog
@@ -74,9 +75,6 @@ class RunState:
     texts: list[str] = field(default_factory=list)
     streaming: list[str] = field(default_factory=list)  # the reply being streamed now
     tool_bytes: int = 0
-    forced: StopReason | None = None
-    empty_retried: bool = False
-    markup_retried: bool = False
     notes: list[str] = field(default_factory=list)  # for the next request only
     outcome: ModelError | None = None  # why the answer was filtered or cut off
     warnings: list[ModelError] = field(default_factory=list)
@@ -90,6 +88,9 @@ class Ran:
     args: dict[str, Any] | None  # None: the arguments were not a JSON object
     record: ToolCallRecord
     result: ToolResult
+
+    def finished(self) -> CallResult:
+        return CallResult(self.call, self.args, self.result.content, self.result.code)
 
 
 def _status(code: str | None) -> str:
@@ -244,35 +245,3 @@ async def _repeat(earlier: str) -> ToolResult:
     return ToolResult(
         f"[already returned above in call {earlier}; use that result instead of repeating the call]"
     )
-
-
-def native_history(reply: Reply, ran: list[Ran]) -> list[dict[str, Any]]:
-    """The assistant message with its calls (provider fields kept), then one tool message
-    per call id, in order. A call with broken arguments is kept as an empty JSON object."""
-    stubs = [
-        {
-            **r.call.extra,
-            "id": r.call.id,
-            "type": "function",
-            "function": {"name": r.call.name, "arguments": json.dumps(r.args or {})},
-        }
-        for r in ran
-    ]
-    assistant = {"role": "assistant", "content": reply.content or None, **reply.extra}
-    return [
-        assistant | {"tool_calls": stubs},
-        *({"role": "tool", "tool_call_id": r.call.id, "content": r.result.content} for r in ran),
-    ]
-
-
-def text_history(reply: Reply, ran: list[Ran], errors: list[str]) -> list[dict[str, Any]]:
-    """The assistant's reply as written (markup included), then one user message with
-    every result, fenced and marked as untrusted tool output."""
-    outcomes = [
-        Outcome(r.call.id, r.call.name, r.call.arguments, r.result.content, r.result.code)
-        for r in ran
-    ]
-    return [
-        {"role": "assistant", "content": reply.content, **reply.extra},
-        {"role": "user", "content": render_results(outcomes, errors)},
-    ]

@@ -15,7 +15,8 @@ A client that sets `capabilities.experimental.lantern.approvalRequests` in
 same message and titles plus what the prompt is about (the conversation, the
 model's call id, the path, lines, size, a search's pattern), so it can show the
 approval inside its own view, next to the tool call, for as long as it is open.
-A late answer (after the timeout) is dropped by the transport (`transport.py`).
+A late answer (after the timeout) is dropped by the protocol (`protocol.py`); an
+answer that does not fit `{action}` counts as none.
 """
 
 from __future__ import annotations
@@ -29,12 +30,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from lantern.approvals import ApprovalRequest, Decision
-from lantern.escaping import replace_surrogates
-from lantern.lsp.translate import plain
+from lantern.lsp.messages import APPROVE, ApproveParams, ApproveResult
 
 log = logging.getLogger(__name__)
-
-APPROVE = "lantern/approve"
 
 ACTIONS: dict[str, Decision] = {
     "Allow": Decision.ALLOW_ONCE,
@@ -47,39 +45,36 @@ ACTIONS: dict[str, Decision] = {
 def approval_requests(server: LanguageServer) -> bool:
     """Whether the client asked for `lantern/approve` (its experimental capability)."""
     try:
-        experimental = plain(server.client_capabilities.experimental)
+        experimental = server.client_capabilities.experimental
     except Exception:  # not initialized yet
         return False
     lantern = experimental.get("lantern") if isinstance(experimental, dict) else None
     return isinstance(lantern, dict) and lantern.get("approvalRequests") is True
 
 
-def approve_params(request: ApprovalRequest, timeout: float) -> dict[str, Any]:
-    """The `lantern/approve` params for one request."""
-    params: dict[str, Any] = {
-        "conversationId": request.conversation_id,
-        "callId": request.call_id,
-        "tool": request.tool,
-        "message": request.message(),
-        "path": request.path,
-        "folder": request.folder,
-        "actions": list(ACTIONS),
-        "timeoutSeconds": timeout,
-    }
-    if request.pattern is not None:
-        params["pattern"] = request.pattern
-    if request.start_line is not None and request.end_line is not None:
-        params |= {"startLine": request.start_line, "endLine": request.end_line}
-    if request.size is not None:
-        params["size"] = request.size
-    return dict(replace_surrogates(params))
+def approve_params(request: ApprovalRequest, timeout: float) -> ApproveParams:
+    """The `lantern/approve` params for one request (lone surrogates: `wire.py`)."""
+    lines = request.start_line is not None and request.end_line is not None
+    return ApproveParams(
+        conversation_id=request.conversation_id,
+        call_id=request.call_id,
+        tool=request.tool,
+        message=request.message(),
+        path=request.path,
+        folder=request.folder,
+        actions=list(ACTIONS),
+        timeout_seconds=float(timeout),
+        pattern=request.pattern,
+        start_line=request.start_line if lines else None,
+        end_line=request.end_line if lines else None,
+        size=request.size,
+    )
 
 
 def _decision(answer: Any, in_editor: bool) -> Decision:
     """The client's answer as a decision: a known title, anything else a deny."""
     if in_editor:
-        answer = plain(answer)
-        title = answer.get("action") if isinstance(answer, dict) else None
+        title = answer.action if isinstance(answer, ApproveResult) else None
     elif answer is None:
         return Decision.DENY
     else:

@@ -9,8 +9,11 @@ work-done progress with cancel; approvals as `window/showMessageRequest`, or
 `workspace/didChangeConfiguration` (docs/protocol.md#requests, #events,
 #approvals, #cancel). Reference ranges and spans are counted in the position
 encoding pygls negotiated at `initialize` (the client's first choice of
-utf-8/16/32). Reading and writing stdio is `transport.py`'s job; the small
-LSP-to-session conversions are in `translate.py`.
+utf-8/16/32). Each handler gets typed params and returns a typed result
+(`messages.py`): pygls has already checked the params' shape, and answered a
+request whose params do not fit with -32602 (`protocol.py`). Reading and
+writing stdio is `transport.py`'s job; the small LSP-to-session conversions are
+in `translate.py`.
 """
 
 from __future__ import annotations
@@ -20,18 +23,30 @@ import logging
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lantern import __version__
-from lantern.escaping import replace_surrogates
 from lantern.lsp import editor_requests, translate
 from lantern.lsp.approver import EditorPrompt
-from lantern.lsp.translate import plain
+from lantern.lsp.messages import (
+    ASK,
+    EVENT,
+    INFO,
+    RESET,
+    AskParams,
+    AskResult,
+    Event,
+    InfoResult,
+    NoParams,
+    ResetParams,
+    ResetResult,
+    converter,
+)
+from lantern.lsp.protocol import LanternProtocol
 from lantern.lsp.transport import serve_stdio
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
 from lantern.platform_gate import unsupported
@@ -39,17 +54,14 @@ from lantern.session import NoWorkspace, Session
 
 log = logging.getLogger("lantern.lsp")
 
-ASK = "lantern/ask"
-RESET = "lantern/resetConversation"
-EVENT = "lantern/event"
-INFO = "lantern/info"  # lets an editor show the version, the model and the audit log
-
-__all__ = ["ASK", "EVENT", "INFO", "RESET", "LanternServer", "build_server", "plain", "serve"]
+__all__ = ["ASK", "EVENT", "INFO", "RESET", "LanternServer", "build_server", "serve"]
 
 
 class LanternServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("lantern", __version__)
+        super().__init__(
+            "lantern", __version__, protocol_cls=LanternProtocol, converter_factory=converter
+        )
         self.session = Session(
             EditorPrompt(self, lambda: self.session.settings.approval.timeout_seconds)
         )
@@ -119,29 +131,24 @@ def build_server() -> LanternServer:
             task.cancel()
 
     @server.feature(RESET)
-    def reset(ls: LanternServer, params: Any) -> dict[str, bool]:
-        conversation_id = replace_surrogates(plain(params)).get("conversationId")
-        if not isinstance(conversation_id, str):
-            raise JsonRpcInvalidParams("conversationId must be a string")
-        return {"reset": ls.session.reset(conversation_id)}
+    def reset(ls: LanternServer, params: ResetParams) -> ResetResult:
+        return ResetResult(reset=ls.session.reset(params.conversation_id))
 
     @server.feature(INFO)
-    def info(ls: LanternServer, params: Any) -> dict[str, Any]:
+    def info(ls: LanternServer, params: NoParams | None) -> InfoResult:
         from lantern.audit import audit_path
         from lantern.workspace.text import MAX_LINES
 
-        return {
-            "version": __version__,
-            "model": ls.session.settings.model,
-            "auditLog": str(audit_path()),
-            "readMaxLines": MAX_LINES,  # the most lines one read_file call shows
-        }
+        return InfoResult(
+            version=__version__,
+            model=ls.session.settings.model,
+            audit_log=str(audit_path()),
+            read_max_lines=MAX_LINES,
+        )
 
     @server.feature(ASK)
-    async def ask(ls: LanternServer, params: Any) -> dict[str, Any]:
-        # A lone surrogate in a question or a URI cannot be encoded for the model or the
-        # file system; it is replaced, like everything the server sends.
-        return await _ask(ls, replace_surrogates(plain(params)) or {})
+    async def ask(ls: LanternServer, params: AskParams) -> AskResult:
+        return await _ask(ls, params)
 
     editor_requests.register(server)
     return server
@@ -163,7 +170,7 @@ async def _pull_configuration(ls: LanternServer, folders: list[str] | None = Non
     except Exception as exc:
         log.warning("could not read the client's settings: %s", exc)
         return []
-    values = [plain(item) for item in items or []]
+    values = list(items or [])
     section = values[0] if values else None
     return ls.session.configure(
         configuration=section if isinstance(section, dict) else {},
@@ -178,8 +185,8 @@ def _warm_up() -> None:
     import lantern.agent.model  # noqa: F401
 
 
-async def _progress_token(ls: LanternServer, given: Any) -> str | int | None:
-    if isinstance(given, str | int):
+async def _progress_token(ls: LanternServer, given: str | int | None) -> str | int | None:
+    if given is not None:
         return given
     window = ls.client_capabilities.window
     if window is None or not window.work_done_progress:
@@ -193,27 +200,19 @@ async def _progress_token(ls: LanternServer, given: Any) -> str | int | None:
     return token
 
 
-async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
-    question = params.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise JsonRpcInvalidParams("question must be a non-empty string")
-    conversation_id = params.get("conversationId")
-    if conversation_id is not None and not isinstance(conversation_id, str):
-        raise JsonRpcInvalidParams("conversationId must be a string")
-    history = editor_requests.history(params.get("history"))
+async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
+    question, conversation_id = params.question, params.conversation_id
     refusal = unsupported()
     if refusal is not None:  # native Windows: every tool would be refused, so ask no model
         return translate.error_result(conversation_id, UNSUPPORTED_PLATFORM, refusal)
-    selection = translate.selection(params.get("context"))
+    selection = translate.selection(params.context)
     request_id = ls.protocol.msg_id
-    token = await _progress_token(ls, params.get("workDoneToken"))
+    token = await _progress_token(ls, params.work_done_token)
     current = {"id": conversation_id}
     progress = ls.work_done_progress
 
     def on_event(event: dict[str, Any]) -> None:
-        ls.protocol.notify(
-            EVENT, {"conversationId": current["id"], "requestId": request_id, **event}
-        )
+        ls.protocol.notify(EVENT, Event(current["id"], request_id, event))
         if token is not None and event.get("kind") == "tool":
             progress.report(
                 token,
@@ -238,7 +237,7 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
             selection=selection,
             on_event=on_event,
             on_conversation=on_conversation,
-            history=history,
+            history=translate.history(params.history),
         )
     except NoWorkspace as exc:
         return translate.error_result(conversation_id, NoWorkspace.code, str(exc))
@@ -251,7 +250,8 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
             types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
         )
         failed = translate.error_result(conversation_id, exc.code, str(exc))
-        return failed | {"detail": exc.to_dict()}
+        failed.detail = exc.to_dict()
+        return failed
     finally:
         if token is not None:
             ls.by_token.pop(token, None)
@@ -261,9 +261,9 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = result.to_dict()
     encoding = translate.position_encoding(ls)
     data["references"] = [r.to_dict(encoding) for r in result.references]
-    return data
+    return translate.ask_result(data)
 
 
-def serve() -> int:
-    """Run the language server on stdin/stdout until `exit` or end of input."""
-    return serve_stdio(build_server)
+def serve() -> NoReturn:
+    """Run the language server on stdin/stdout until `exit` or end of input; never returns."""
+    serve_stdio(build_server)

@@ -6,25 +6,18 @@ handlers in `server.py` read as wiring. The shapes are in docs/protocol.md#reque
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from lantern.lsp import messages
 from lantern.session import Selection
 
-
-def plain(value: Any) -> Any:
-    """pygls hands custom params over as nested namedtuples; turn them back into JSON values."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
+if TYPE_CHECKING:
+    from lantern.agent.conversation import HistoryTurn
 
 
 def folders(params: types.InitializeParams) -> list[str]:
@@ -36,39 +29,54 @@ def folders(params: types.InitializeParams) -> list[str]:
     return [params.root_path] if params.root_path else []
 
 
-def selection(context: Any) -> Selection | None:
+def selection(context: messages.AskContext | None) -> Selection | None:
     """`lantern/ask`'s `context: {uri, range?}` as 1-based inclusive lines of a file."""
-    if not isinstance(context, dict) or not isinstance(context.get("uri"), str):
+    if context is None:
         return None
-    path = to_fs_path(context["uri"])
+    path = to_fs_path(context.uri)
     if not path:
         raise JsonRpcInvalidParams("context.uri must be a file URI")
-    rng = context.get("range")
-    if not isinstance(rng, dict):
+    rng = context.range
+    if rng is None:
         # Imported here: it pulls in the redaction modules, which `initialize` does not need.
         from lantern.workspace.text import MAX_LINES
 
         return Selection(path, 1, MAX_LINES)  # no range: the file from its start
-    start = int(rng["start"]["line"])
-    end = int(rng["end"]["line"])
-    if end > start and int(rng["end"].get("character", 0)) == 0:
+    start, end = rng.start.line, rng.end.line
+    if end > start and rng.end.character == 0:
         end -= 1  # a selection that ends at the start of a line does not include it
     return Selection(path, start + 1, max(start, end) + 1)
 
 
-def error_result(conversation_id: str | None, code: str, message: str) -> dict[str, Any]:
+def history(turns: list[messages.HistoryTurn] | None) -> list[HistoryTurn]:
+    """`lantern/ask`'s `history` as the agent's turns."""
+    if not turns:
+        return []
+    from lantern.agent.conversation import HistoryTurn
+
+    return [HistoryTurn(t.question, t.answer) for t in turns]
+
+
+def ask_result(data: dict[str, Any]) -> messages.AskResult:
+    """The session's result dict as the typed `lantern/ask` result; a key the type lacks
+    is an error, so the type (and docs/protocol.md) cannot fall behind the agent."""
+    result: messages.AskResult = messages.converter().structure(data, messages.AskResult)
+    return result
+
+
+def error_result(conversation_id: str | None, code: str, message: str) -> messages.AskResult:
     """A question that could not start: `stopReason: "error"` with a stable `errorCode`."""
-    return {
-        "conversationId": conversation_id,
-        "answer": "",
-        "references": [],
-        "toolCalls": [],
-        "usage": {"promptTokens": 0, "completionTokens": 0},
-        "stopReason": "error",
-        "model": None,  # no model answered
-        "errorCode": code,
-        "error": message,
-    }
+    return messages.AskResult(
+        conversation_id=conversation_id,
+        answer="",
+        references=[],
+        tool_calls=[],
+        usage={"promptTokens": 0, "completionTokens": 0},
+        stop_reason="error",
+        model=None,  # no model answered
+        error_code=code,
+        error=message,
+    )
 
 
 def position_encoding(ls: LanguageServer) -> str:

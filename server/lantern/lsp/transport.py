@@ -1,124 +1,49 @@
-"""The stdio transport of `lantern serve`: bytes in, pygls's protocol, bytes out.
+"""The stdio transport of `lantern serve`: pygls's own read loop, with two pieces of ours.
 
-pygls's own `start_io` is not used, for these reasons (pygls 2.1.1):
+`pygls.io_.run_async` reads the frames and hands each body to the protocol
+(`protocol.LanternProtocol`), as pygls's `start_io` does, but:
 
-- **It trusts `Content-Length`.** It reads whatever length a header claims,
-  unbounded, and only recognises exactly `Content-Length: N\\r\\n`; a lying,
-  missing or huge length makes it lose framing, stop answering or run out of
-  memory. `framing.py` splits the stream itself, with caps and an idle
-  timeout, and finds the next header after garbage.
-- **Malformed frames get an answer.** pygls logs a body it cannot parse and
-  says nothing; here the client gets the JSON-RPC error (-32700 parse error,
-  -32600 invalid request, or pygls's own error for params it cannot
-  structure, with the request's id), and the server keeps serving.
-- **Each body is parsed once.** pygls parses the bytes with its
-  `structure_message` as json's `object_hook`. `framing.py` has already
-  parsed them to judge the message, so `structure` applies that same public
-  hook to the parsed value, innermost object first, as the parser would.
-- **Late replies are harmless.** A client's answer to a prompt the server
-  already gave up on (timed out, or its question cancelled) makes pygls
-  raise `InvalidStateError`; it is dropped with one info line.
-- **stdout is JSON-RPC only.** `sys.stdout` is pointed at stderr before
-  anything else runs, logs go to stderr (warnings also to the client as
-  `window/logMessage`), and every frame passes `wire.SafeWriter`.
+- **under it**, `reader.BoundedReader` instead of pygls's `StdinAsyncReader`,
+  which trusts `Content-Length` (the upstream limit is named in `reader.py`);
+- **over it**, `wire.SafeWriter`, pygls's `StdoutWriter` that also replaces lone
+  surrogates, which pygls writes as `\\udXXX` escapes strict clients refuse.
 
-The loop ends at `exit` (pygls's exit handler ends the process: code 0 after
-`shutdown`, else 1) or at end of input (the same codes). The client's view of
-all this is in docs/protocol.md#framing.
+A body that is not JSON (or nests too deeply to parse) reaches the loop's error
+handler, which answers -32700 where pygls would only log it.
+
+**stdout is JSON-RPC only.** `sys.stdout` is pointed at stderr before anything
+else runs, logs go to stderr (warnings also to the client as `window/logMessage`).
+
+**Exit.** At `exit` the process ends at once: exit code 0 after `shutdown`, else 1
+(LSP), or the same at end of input. Logs are flushed, and the audit log needs
+nothing (each record is written with its own `os.write`), so `os._exit` skips
+only the interpreter's teardown of every loaded module, which took seconds (an
+editor such as Emacs's eglot kills a server that is not gone 0.1 s after `exit`),
+and the wait for threads still reading stdin or a file. A question still being
+answered ends with the process, as when the editor kills it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import json
 import logging
+import os
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+import threading
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 
 from lantern import exit_codes
-from lantern.lsp.framing import StdinChunks, read_messages
+from lantern.lsp.protocol import LanternProtocol
+from lantern.lsp.reader import PARSE_ERROR, BoundedReader
 from lantern.lsp.wire import SafeWriter
 
 log = logging.getLogger(__name__)
-
-Server = TypeVar("Server", bound=LanguageServer)
-
-
-def structure(value: Any, hook: Callable[[dict[str, Any]], Any]) -> Any:
-    """`value` with `hook` applied to every JSON object, innermost first and in document
-    order, exactly as json's `object_hook` would have been while parsing. Works in place
-    on a freshly parsed value, without recursion, so any depth the parser took is fine."""
-    root: list[Any] = [value]
-    # (container, its (key, child) pairs still to visit, its parent, its key in the parent)
-    stack: list[tuple[Any, Iterator[tuple[Any, Any]], Any, Any]] = [
-        (root, enumerate(root), None, None)
-    ]
-    while stack:
-        node, children, parent, slot = stack[-1]
-        for key, child in children:
-            if isinstance(child, dict):
-                stack.append((child, iter(child.items()), node, key))
-                break
-            if isinstance(child, list):
-                stack.append((child, enumerate(child), node, key))
-                break
-        else:
-            stack.pop()
-            if isinstance(node, dict):
-                parent[slot] = hook(node)  # replaces a value, never a key: iteration is safe
-    return root[0]
-
-
-class PyglsConnection:
-    """The one adapter between `framing.py` and pygls's protocol object.
-
-    It uses only public pygls 2.1.1 API: `protocol.set_writer`,
-    `protocol.structure_message`, `protocol.handle_message` and a `shutdown`
-    feature handler. pygls keeps "shutdown was requested" in the private
-    `JsonRPCProtocol._shutdown`; instead of reading it, the handler below
-    records the same fact. pygls's `JsonRPCServer._stop_event` (what its own
-    loops poll) is not needed: this loop ends at `exit` or end of input.
-    """
-
-    def __init__(self, server: LanguageServer, writer: SafeWriter) -> None:
-        self.protocol = server.protocol
-        self.writer = writer
-        self.shutdown_requested = False
-        self.protocol.set_writer(writer)
-
-        @server.feature(types.SHUTDOWN)
-        def on_shutdown(params: Any) -> None:
-            self.shutdown_requested = True
-
-    def reply_error(self, code: int, message: str, msg_id: Any) -> None:
-        """A JSON-RPC error written straight to the client (pygls never saw the message)."""
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-        ).encode("utf-8")
-        self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-
-    def deliver(self, raw: dict[str, Any]) -> None:
-        """Hand one parsed, well-formed JSON-RPC message to pygls."""
-        is_request = "method" in raw and "id" in raw
-        msg_id = raw.get("id")
-        try:
-            message = structure(raw, self.protocol.structure_message)
-        except JsonRpcException as exc:
-            if is_request:
-                self.reply_error(exc.code, exc.message or "Invalid params", msg_id)
-            return
-        try:
-            self.protocol.handle_message(message)
-        except (concurrent.futures.InvalidStateError, asyncio.InvalidStateError):
-            # The client answered a request the server already gave up on (a prompt that
-            # timed out, or whose question was cancelled); nothing waits for the answer.
-            log.info("ignoring a late reply to a request that was given up")
 
 
 class _ClientLog(logging.Handler):
@@ -148,8 +73,21 @@ class _ClientLog(logging.Handler):
             self._busy = False
 
 
-def serve_stdio(make_server: Callable[[], Server]) -> int:
-    """Run the server `make_server` builds on stdin/stdout; returns the exit code.
+def _end(code: int) -> NoReturn:
+    """Flush the logs and end the process now (see the module docstring)."""
+    log.info("language server stopped (exit %d)", code)
+    logging.shutdown()
+    for stream in (sys.stderr, sys.__stdout__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def serve_stdio(make_server: Callable[[], LanguageServer]) -> NoReturn:
+    """Run the server `make_server` builds on stdin/stdout until `exit` or end of input.
 
     The server is built only after stdout is reserved for JSON-RPC and logging goes to
     stderr, so nothing it does while starting can corrupt the stream.
@@ -161,20 +99,35 @@ def serve_stdio(make_server: Callable[[], Server]) -> int:
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
     server = make_server()
-    connection = PyglsConnection(server, SafeWriter(stdout))
+    protocol = server.protocol
+    assert isinstance(protocol, LanternProtocol)
+    protocol.set_writer(SafeWriter(stdout))
     logging.getLogger("lantern").addHandler(_ClientLog(server))
+    # pygls keeps "shutdown was requested" private; this handler records the same fact.
+    shutdown = threading.Event()
 
-    async def run() -> None:
-        chunks = StdinChunks(sys.stdin.fileno(), asyncio.get_running_loop())
-        await read_messages(chunks, connection.deliver, connection.reply_error)
+    @server.feature(types.SHUTDOWN)
+    def on_shutdown(params: Any) -> None:
+        shutdown.set()
 
-    code = exit_codes.OK
+    @server.feature(types.EXIT)  # pygls calls this before its own exit handler
+    def on_exit(params: Any) -> None:
+        _end(exit_codes.OK if shutdown.is_set() else exit_codes.NO_SHUTDOWN)
+
+    def on_error(exc: Exception, _source: Any) -> None:
+        if isinstance(exc, RecursionError):
+            protocol.reply_error(None, PARSE_ERROR, "Parse error: the body nests too deeply")
+        elif isinstance(exc, ValueError) and not isinstance(exc, JsonRpcException):
+            protocol.reply_error(None, PARSE_ERROR, "Parse error: the body is not valid JSON")
+        else:
+            log.error("could not handle a message", exc_info=exc)
+
+    # The loop's own logger only repeats what `on_error` says, with a traceback.
+    quiet = logging.getLogger("lantern.lsp.read_loop")
+    quiet.setLevel(logging.CRITICAL)
+    reader = BoundedReader(sys.stdin.fileno(), protocol.reply_error)
     try:
-        asyncio.run(run())
-        code = exit_codes.OK if connection.shutdown_requested else exit_codes.NO_SHUTDOWN
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else exit_codes.OK
+        asyncio.run(run_async(threading.Event(), reader, protocol, quiet, on_error))
     except (KeyboardInterrupt, BrokenPipeError):
-        code = exit_codes.NO_SHUTDOWN
-    log.info("language server stopped (exit %d)", code)
-    return code
+        _end(exit_codes.NO_SHUTDOWN)
+    _end(exit_codes.OK if shutdown.is_set() else exit_codes.NO_SHUTDOWN)

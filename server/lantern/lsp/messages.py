@@ -1,0 +1,332 @@
+"""Lantern's own LSP methods as attrs types, so pygls structures and checks them.
+
+pygls 2 structures a message with the type its protocol's `get_message_type(method)`
+returns (and a reply to the server's own request with `get_result_type(method)`);
+a method it does not know arrives as a generic object. `LanternProtocol`
+(`protocol.py`) maps each method below to its message type, so a handler gets
+typed params (`AskParams`, …) and returns a typed result (`AskResult`, …), which
+pygls writes in camelCase. The shapes are in docs/protocol.md#requests.
+
+The converter is lsprotocol's (camelCase names, unknown fields ignored, so a client
+may add fields) plus strict leaf hooks for these types only: cattrs would turn
+`5` into `"5"` for a `str` field, and a string is iterable, so `"turns"` would be
+read as a list. A value of the wrong kind raises `ParamError`, which
+`protocol.invalid_params` turns into the -32602 message a client sees
+(`question must be a non-empty string`, `history[0].answer must be a string`).
+Every string a client sends has its lone surrogates replaced (it could not be
+encoded for the model or the file system).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, override
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+from lantern.escaping import replace_surrogates
+
+ASK = "lantern/ask"
+RESET = "lantern/resetConversation"
+INFO = "lantern/info"  # lets an editor show the version, the model and the audit log
+GRANTS = "lantern/grants"
+REVOKE_GRANT = "lantern/revokeGrant"
+MODELS = "lantern/models"
+LOCAL_SERVERS = "lantern/localServers"
+APPROVE = "lantern/approve"  # server → client
+EVENT = "lantern/event"  # server → client notification
+
+JSON = dict[str, Any]
+_ID: Any = int | str  # a JSON-RPC id
+
+
+class ParamError(ValueError):
+    """A value of the wrong kind: the message says what it must be (`a string`)."""
+
+
+# ----------------------------------------------------------------- params (client → server)
+
+
+@attrs.define
+class NoParams:
+    """Params of a method that takes none; whatever a client sends is ignored."""
+
+
+@attrs.define
+class HistoryTurn:
+    question: str
+    answer: str
+
+
+@attrs.define
+class AskContext:
+    uri: str
+    range: types.Range | None = None
+
+
+@attrs.define
+class AskParams:
+    question: str = attrs.field(metadata={"non_empty": True})
+    conversation_id: str | None = None
+    context: AskContext | None = None
+    history: list[HistoryTurn] | None = None
+    work_done_token: str | int | None = None
+
+
+@attrs.define
+class ResetParams:
+    conversation_id: str
+
+
+@attrs.define
+class GrantsParams:
+    conversation_id: str | None = None
+
+
+@attrs.define
+class RevokeGrantParams:
+    id: str
+
+
+# ----------------------------------------------------------------- results (server → client)
+
+
+@attrs.define
+class AskResult:
+    """Fields without a default are always sent (`model: null` when no model answered)."""
+
+    conversation_id: str | None
+    answer: str
+    references: list[JSON]
+    tool_calls: list[JSON]
+    usage: JSON
+    stop_reason: str
+    model: str | None
+    error: str | None = None
+    error_code: str | None = None
+    detail: JSON | None = None
+    warnings: list[JSON] | None = None
+
+
+@attrs.define
+class ResetResult:
+    reset: bool
+
+
+@attrs.define
+class InfoResult:
+    version: str
+    model: str | None
+    audit_log: str
+    read_max_lines: int  # the most lines one read_file call shows
+
+
+@attrs.define
+class GrantsResult:
+    grants: list[JSON]
+
+
+@attrs.define
+class RevokeGrantResult:
+    revoked: bool
+
+
+@attrs.define
+class ModelsResult:
+    base_url: str | None
+    models: list[str]
+    detail: JSON | None = None
+
+
+@attrs.define
+class LocalServersResult:
+    servers: list[JSON]
+
+
+# ----------------------------------------------------------------- server → client
+
+
+@attrs.define
+class ApproveParams:
+    conversation_id: str | None
+    call_id: str | None
+    tool: str
+    message: str
+    path: str
+    folder: bool
+    actions: list[str]
+    timeout_seconds: float
+    pattern: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    size: int | None = None
+
+
+@attrs.define
+class ApproveResult:
+    action: str | None = None
+
+
+@attrs.define
+class Event:
+    """`lantern/event`: the envelope, and one event's fields (`kind`, …) beside it."""
+
+    conversation_id: str | None
+    request_id: str | int | None
+    event: JSON
+
+
+def _message(name: str, params: Any, *, request: bool, optional: bool = False) -> type:
+    """The JSON-RPC message class pygls builds or structures for one method."""
+    fields: dict[str, Any] = {}
+    if request:
+        fields["id"] = attrs.field(type=_ID)
+    fields["method"] = attrs.field(type=str)
+    fields["jsonrpc"] = attrs.field(type=str)
+    fields["params"] = (
+        attrs.field(type=params | None, default=None) if optional else attrs.field(type=params)
+    )
+    return attrs.make_class(name, fields)
+
+
+def _response(name: str, result: Any) -> type:
+    return attrs.make_class(
+        name,
+        {
+            "id": attrs.field(type=_ID),
+            "jsonrpc": attrs.field(type=str),
+            "result": attrs.field(type=result | None, default=None),
+        },
+    )
+
+
+#: method → the type pygls structures an incoming message as, or builds an outgoing one from.
+MESSAGE_TYPES: dict[str, type] = {
+    ASK: _message("AskRequest", AskParams, request=True),
+    RESET: _message("ResetRequest", ResetParams, request=True),
+    INFO: _message("InfoRequest", NoParams, request=True, optional=True),
+    GRANTS: _message("GrantsRequest", GrantsParams, request=True, optional=True),
+    REVOKE_GRANT: _message("RevokeGrantRequest", RevokeGrantParams, request=True),
+    MODELS: _message("ModelsRequest", NoParams, request=True, optional=True),
+    LOCAL_SERVERS: _message("LocalServersRequest", NoParams, request=True, optional=True),
+    APPROVE: _message("ApproveRequest", ApproveParams, request=True),
+    EVENT: _message("EventNotification", Event, request=False),
+}
+#: method → the type of the client's reply to a request the server sends.
+RESULT_TYPES: dict[str, type] = {APPROVE: _response("ApproveResponse", ApproveResult)}
+
+_OWN_TYPES = {
+    NoParams,
+    HistoryTurn,
+    AskContext,
+    AskParams,
+    ResetParams,
+    GrantsParams,
+    RevokeGrantParams,
+    AskResult,
+    ModelsResult,
+    ApproveResult,
+}
+
+
+# ----------------------------------------------------------------- strict hooks
+
+
+def _text(value: Any, _: Any) -> str:
+    if not isinstance(value, str):
+        raise ParamError("a string")
+    return str(replace_surrogates(value))
+
+
+def _optional_text(value: Any, _: Any) -> str | None:
+    return None if value is None else _text(value, _)
+
+
+def _non_empty_text(value: Any, _: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ParamError("a non-empty string")
+    return _text(value, _)
+
+
+def _token(value: Any, _: Any) -> str | int | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ParamError("a string or an integer")
+
+
+def _object(value: Any, _: Any) -> JSON:
+    if not isinstance(value, dict):
+        raise ParamError("an object")
+    return value
+
+
+def _list_of(converter: cattrs.Converter, item: Any) -> Callable[[Any, Any], Any]:
+    def hook(value: Any, _: Any) -> list[Any]:
+        if not isinstance(value, list):
+            raise ParamError("a list")
+        return converter.structure(value, list[item])
+
+    return hook
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _strict_hook(converter: cattrs.Converter, field: attrs.Attribute[Any]) -> Any:
+    kind = field.type
+    if field.metadata.get("non_empty"):
+        return _non_empty_text
+    simple: dict[Any, Callable[[Any, Any], Any]] = {
+        str: _text,
+        str | None: _optional_text,
+        str | int | None: _token,
+        JSON: _object,
+    }
+    if kind in simple:
+        return simple[kind]
+    for listed, item in ((list[HistoryTurn], HistoryTurn), (list[JSON], JSON)):
+        if kind == listed:
+            return _list_of(converter, item)
+        if kind == listed | None:
+            strict = _list_of(converter, item)
+            return lambda value, _: None if value is None else strict(value, _)
+    return None  # nested attrs types and lsprotocol's: the converter's own hook
+
+
+def _structure_own(converter: cattrs.Converter) -> Callable[[type], Any]:
+    def factory(cls: type) -> Any:
+        attrs.resolve_types(cls)
+        overrides: dict[str, Any] = {
+            a.name: override(rename=camel(a.name), struct_hook=_strict_hook(converter, a))
+            for a in attrs.fields(cls)
+        }
+        # A result built from the session's dict must not lose a field the type lacks.
+        closed = cls in (AskResult, ModelsResult)
+        return make_dict_structure_fn(
+            cls, converter, _cattrs_forbid_extra_keys=closed, **overrides
+        )
+
+    return factory
+
+
+def _unstructure_event(event: Event) -> JSON:
+    return {"conversationId": event.conversation_id, "requestId": event.request_id, **event.event}
+
+
+@functools.cache
+def converter() -> cattrs.Converter:
+    """pygls's converter (lsprotocol's hooks) with strict hooks for Lantern's own types;
+    one for the process, the server's `converter_factory`."""
+    made: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_structure_hook_factory(lambda cls: cls in _OWN_TYPES, _structure_own(made))
+    made.register_unstructure_hook(Event, _unstructure_event)
+    return made
