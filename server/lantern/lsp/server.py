@@ -30,7 +30,7 @@ from pygls.uris import to_fs_path
 from lantern import __version__
 from lantern.escaping import replace_surrogates
 from lantern.lsp import editor_requests, translate
-from lantern.lsp.approver import EditorPrompt
+from lantern.lsp.approver import EditorPrompt, client_offers
 from lantern.lsp.translate import plain
 from lantern.lsp.transport import serve_stdio
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
@@ -247,9 +247,10 @@ async def _ask(ls: LanternServer, params: dict[str, Any]) -> dict[str, Any]:
 
         if not isinstance(exc, EndpointError):
             raise
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
-        )
+        if not client_offers(ls, "showsErrors"):  # else the client shows `detail` itself
+            ls.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
+            )
         failed = translate.error_result(conversation_id, exc.code, str(exc))
         return failed | {"detail": exc.to_dict()}
     finally:
