@@ -67,9 +67,15 @@ class Editor(Lantern):
             return {"action": action}
 
     async def start(
-        self, folders: Iterable[Path], options: Mapping[str, Any] | None, approval_requests: bool
+        self,
+        folders: Iterable[Path],
+        options: Mapping[str, Any] | None,
+        approval_requests: bool,
+        shows_errors: bool = False,
     ) -> None:
-        experimental = {"lantern": {"approvalRequests": True}} if approval_requests else None
+        offers = {"approvalRequests": approval_requests, "showsErrors": shows_errors}
+        lantern = {name: True for name, on in offers.items() if on}
+        experimental = {"lantern": lantern} if lantern else None
         capabilities = types.ClientCapabilities(
             experimental=experimental,
             window=types.WindowClientCapabilities(
@@ -115,6 +121,7 @@ async def start_editor(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartEdito
         options: Mapping[str, Any] | None = None,
         *,
         approval_requests: bool = True,
+        shows_errors: bool = False,
         env: Mapping[str, str | None] | None = None,
     ) -> Editor:
         server_vars = server_env(home, fake.base_url)
@@ -129,7 +136,7 @@ async def start_editor(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartEdito
         assert isinstance(client, LanguageClient)
         editor = Editor(client, server_vars)
         started.append(editor)
-        await editor.start(folders, options, approval_requests)
+        await editor.start(folders, options, approval_requests, shows_errors)
         return editor
 
     yield start
@@ -372,6 +379,22 @@ async def test_the_model_lantern_chose_from_ollama_is_named(
     result = await ls.ask("Hello?")
     assert result["answer"] == "Hi from Ollama."
     assert result["model"] == "first-model" == fake.chat_requests()[0]["model"]
+
+
+async def test_a_client_that_shows_errors_gets_no_second_notification(
+    start_editor: StartEditor, workspace: Path
+) -> None:
+    """No model: every client gets the failure with its `detail`; only a client that does
+    not render it itself also gets a `window/showMessage` (VS Code showed two toasts)."""
+    no_model = {"LANTERN_MODEL": None, "LANTERN_BASE_URL": None, "OLLAMA_HOST": "127.0.0.1:9"}
+    rich = await start_editor([workspace], shows_errors=True, env=no_model)
+    plain_client = await start_editor([workspace], env=no_model)
+    for ls in (rich, plain_client):
+        result = await ls.ask("Hello?")
+        assert result["errorCode"] == "no_model"
+        assert {f.get("setting") for f in result["detail"]["fixes"]} >= {"model", "baseUrl"}
+    assert not [m for m in rich.client.messages if "model" in m.message]
+    assert [m for m in plain_client.client.messages if "No model is configured" in m.message]
 
 
 # --------------------------------------------------------------------- history

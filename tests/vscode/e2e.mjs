@@ -17,8 +17,8 @@
 //   2. Ask → Deny → the read shows "denied by you", the answer says so, and
 //      the model never got the file.
 //   3. Ask with a slow, streaming reply → Cancel on the progress notification
-//      → "Cancelled." → the next question is answered → another slow one is
-//      cancelled with `Lantern: Cancel`.
+//      → "Stopped." → the next question is answered → another slow one is
+//      cancelled with `Lantern: Stop Answering`.
 //   4. Ask → "Always Allow" → in a new conversation a follow-up from the view
 //      reads without any prompt.
 //   5. A second window on a hostile workspace whose .vscode/settings.json sets
@@ -41,15 +41,13 @@
 //
 // Screenshots go to tests/artifacts/e2e-*.png (and e2e-<n>-failure.png).
 // The last line of output is "<passed> passed, <failed> failed".
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
 
 import {
   ARTIFACTS_DIR,
-  REPO_ROOT,
   clickNotificationButton,
   closeBrowser,
   getFreePort,
@@ -66,276 +64,37 @@ import {
   waitForNotification,
   waitForTab,
 } from './harness.mjs';
+import {
+  APP_PY,
+  APPROVAL,
+  CANARY,
+  EXT_DIR,
+  PYTHON,
+  askFromPalette,
+  buildVsix,
+  clearNotifications,
+  groupProcesses,
+  lanternOutput,
+  lastTurn,
+  makeWorkspace,
+  never,
+  panel,
+  pathWithoutLantern,
+  readApp,
+  sleep,
+  startFake,
+  tail,
+  textOf,
+  until,
+  waitAnswer,
+  waitProgressClosed,
+  waitToolStatus,
+} from './helpers.mjs';
 
-const EXT_DIR = path.join(REPO_ROOT, 'vscode-extension');
-const PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
-const CANARY = 'LANTERN_E2E_CANARY_7f3a9c1e';
-const APPROVAL = /Lantern wants to read src\/app\.py/;
 const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
 const VIEWPORT = { width: 1024, height: 768 };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// ------------------------------------------------------------------ workspace
-
-// 30 lines; the handler is lines 10–12 (the reference in scenario 1).
-const APP_PY = [
-  '"""A tiny request router: the workspace of Lantern\'s VS Code e2e test."""', // 1
-  '', // 2
-  'import json', // 3
-  '', // 4
-  'ROUTES = {}', // 5
-  '', // 6
-  '', // 7
-  '# Dispatch one request to the function registered for its path.', // 8
-  '# Unknown paths answer 404.', // 9
-  'def handle_request(request):', // 10
-  '    payload = json.loads(request.body or "{}")', // 11
-  '    return ROUTES.get(request.path, not_found)(payload)', // 12
-  '', // 13
-  '', // 14
-  'def route(path):', // 15
-  '    """Register a handler for `path`."""', // 16
-  '    def register(fn):', // 17
-  '        ROUTES[path] = fn', // 18
-  '        return fn', // 19
-  '    return register', // 20
-  '', // 21
-  '', // 22
-  'def not_found(payload):', // 23
-  '    return {"status": 404}', // 24
-  '', // 25
-  '', // 26
-  '@route("/health")', // 27
-  'def health(payload):', // 28
-  '    return {"status": 200, "ok": True}', // 29
-  '# end of app.py', // 30
-].join('\n') + '\n';
-
-async function makeWorkspace(dir) {
-  await fsp.mkdir(path.join(dir, 'src'), { recursive: true });
-  await fsp.writeFile(path.join(dir, 'src', 'app.py'), APP_PY);
-  await fsp.writeFile(path.join(dir, '.env'), `API_TOKEN=${CANARY}\n`);
-}
-
-// ------------------------------------------------------------------ build
-
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-  if (r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${(r.stdout || '').slice(-4000)}\n${(r.stderr || '').slice(-4000)}`);
-  }
-  return r.stdout;
-}
-
-function buildVsix() {
-  if (process.env.LANTERN_E2E_VSIX) return path.resolve(process.env.LANTERN_E2E_VSIX);
-  const vsix = path.join(EXT_DIR, 'lantern-linux-x64.vsix');
-  if (process.env.LANTERN_E2E_SKIP_BUILD === '1') {
-    if (!fs.existsSync(vsix)) throw new Error(`LANTERN_E2E_SKIP_BUILD=1 but ${vsix} does not exist`);
-    return vsix;
-  }
-  if (!fs.existsSync(path.join(EXT_DIR, 'node_modules'))) {
-    run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: EXT_DIR });
-  }
-  run('npm', ['run', 'package'], { cwd: EXT_DIR });
-  return vsix;
-}
-
-// ------------------------------------------------------------------ fake model
-
-// Fake model servers still running; ended if this process exits early (the
-// harness turns SIGINT/SIGTERM into process.exit, which runs 'exit' handlers).
-const liveFakes = new Set();
-process.on('exit', () => {
-  for (const proc of liveFakes) proc.kill('SIGKILL');
-});
-
-/** Start the fake OpenAI server on `port` with these turns; resolves once it listens. */
-async function startFake({ turns, port, dir, name }) {
-  const script = path.join(dir, `${name}-turns.json`);
-  const record = path.join(dir, `${name}-requests.jsonl`);
-  await fsp.writeFile(script, JSON.stringify({ turns }, null, 2));
-  const proc = spawn(PYTHON, ['-m', 'tests.fakes.openai_server', '--script', script, '--port', String(port), '--record', record], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  liveFakes.add(proc);
-  let stderr = '';
-  proc.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise((resolve) =>
-    proc.on('exit', (code, signal) => {
-      liveFakes.delete(proc);
-      resolve({ code, signal });
-    }),
-  );
-  let done = false;
-  const stop = async () => {
-    if (done) return;
-    done = true;
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(t);
-    }
-  };
-  try {
-    const line = await Promise.race([
-      new Promise((resolve, reject) => {
-        const rl = readline.createInterface({ input: proc.stdout });
-        rl.once('line', (l) => {
-          rl.close();
-          resolve(l);
-        });
-        proc.once('error', reject);
-      }),
-      exited.then((e) => {
-        throw new Error(`fake model exited early (${JSON.stringify(e)}): ${stderr}`);
-      }),
-      sleep(15_000).then(() => {
-        throw new Error(`fake model did not start within 15 s: ${stderr}`);
-      }),
-    ]);
-    const info = JSON.parse(line);
-    return {
-      ...info,
-      proc,
-      stop,
-      stderr: () => stderr,
-      /** JSON bodies of the chat requests received so far. */
-      chatRequests() {
-        if (!fs.existsSync(record)) return [];
-        return fs
-          .readFileSync(record, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-          .filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions'))
-          .map((r) => r.body);
-      },
-      rawRecord: () => (fs.existsSync(record) ? fs.readFileSync(record, 'utf8') : ''),
-    };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
 
 // ------------------------------------------------------------------ UI helpers
-
-/** The answer panel's document (outer webview iframe → inner active frame). */
-function panel(page) {
-  return page.frameLocator('iframe.webview >> visible=true').first().frameLocator('iframe#active-frame');
-}
-
-function lastTurn(page) {
-  return panel(page).locator('article.turn').last();
-}
-
-/** Wait until `fn()` returns a truthy value (polled); returns it. */
-async function until(what, fn, { timeoutMs = 30_000, intervalMs = 200 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-/**
- * Fail as soon as `fn()` returns something truthy while `forMs` pass (polled). For
- * "nothing happens" checks that no event can end early; prefer an event where one exists.
- */
-async function never(what, fn, { forMs, intervalMs = 100 }) {
-  const deadline = Date.now() + forMs;
-  while (Date.now() < deadline) {
-    const value = await fn();
-    if (value) throw new Error(`${what}: ${JSON.stringify(value)}`);
-    await sleep(intervalMs);
-  }
-}
-
-async function textOf(locator) {
-  return (await locator.innerText({ timeout: 500 })).replace(/\s+/g, ' ').trim();
-}
-
-/** Wait for the last turn's tool row for `tool` to show `status` (string or RegExp). */
-async function waitToolStatus(page, tool, status, opts) {
-  const row = lastTurn(page).locator('ul.tools li.tool').filter({ has: panel(page).locator('.tool-name', { hasText: tool }) });
-  return until(`the panel to show ${tool} as ${status}`, async () => {
-    const text = await textOf(row.last().locator('.tool-status'));
-    return (typeof status === 'string' ? text === status : status.test(text)) && text;
-  }, opts);
-}
-
-async function waitAnswer(page, re, opts) {
-  return until(`the panel's answer to match ${re}`, async () => {
-    const text = await textOf(lastTurn(page).locator('div.answer'));
-    return re.test(text) && text;
-  }, opts);
-}
-
-/**
- * Palette → `Lantern: Ask…` → type the question → Enter. (Not harness.runCommand:
- * it waits up to its timeout for the quick input to close, and here the same
- * widget stays open for the command's input box.)
- */
-async function askFromPalette(page, question, { timeoutMs = 15_000 } = {}) {
-  const title = 'Lantern: Ask…';
-  const active = await page.evaluate(() => document.activeElement?.tagName ?? 'BODY');
-  if (active === 'BODY') await page.locator('.monaco-workbench').first().focus().catch(() => {});
-  const widget = page.locator('.quick-input-widget');
-  const palette = widget.locator('input').first();
-  const row = widget
-    .locator('.quick-input-list .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: /^\s*Lantern: Ask…\s*$/ }) });
-  // In a window that just opened, the palette may list no extension commands
-  // yet: it keeps the list it opened with, so close and reopen it.
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('F1');
-    await palette.waitFor({ state: 'visible', timeout: timeoutMs });
-    await palette.fill(`>${title}`);
-    try {
-      await row.first().waitFor({ state: 'visible', timeout: 5000 });
-      break;
-    } catch (err) {
-      if (attempt >= 4) throw err;
-      await page.keyboard.press('Escape');
-      await sleep(1000);
-    }
-  }
-  await row.first().click();
-  // The command's showInputBox reuses the widget: wait for its title.
-  const box = page.locator('.quick-input-widget').filter({ has: page.locator('.quick-input-title', { hasText: 'Lantern: Ask' }) });
-  await box.waitFor({ state: 'visible', timeout: timeoutMs });
-  const input = box.locator('input').first();
-  await input.fill(question);
-  await input.press('Enter');
-  await box.waitFor({ state: 'hidden', timeout: timeoutMs });
-}
-
-async function clearNotifications(page) {
-  await page.keyboard.press('Escape').catch(() => {});
-  await runCommand(page, 'Notifications: Clear All Notifications').catch(() => {});
-}
-
-/** Lantern's progress notification (the one with a Cancel button) is gone: the question finished. */
-async function waitProgressClosed(page, timeoutMs = 10_000) {
-  const progress = page
-    .locator('.notification-toast')
-    .filter({ hasText: 'Lantern' })
-    .filter({ has: page.locator('a.monaco-button', { hasText: /^\s*Cancel\s*$/ }) });
-  await until('the progress notification to close', async () => (await progress.count()) === 0, { timeoutMs });
-}
 
 /** The approval toast's buttons: their text and whether any part of it is cut off (elided). */
 async function approvalButtons(page) {
@@ -350,24 +109,6 @@ async function approvalButtons(page) {
   );
 }
 
-/** Processes of code-server's process group whose command line matches `pattern`. */
-function groupProcesses(pgid, pattern) {
-  const found = [];
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue;
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (pattern.test(cmd)) found.push(cmd.trim());
-    } catch {
-      /* gone */
-    }
-  }
-  return found;
-}
-
 async function approvalToastCount(page) {
   return page.locator('.notification-toast').filter({ hasText: 'Lantern wants to' }).count();
 }
@@ -376,29 +117,7 @@ async function selectionStatus(page) {
   return textOf(page.locator('[id="status.editor.selection"]'));
 }
 
-function tail(text, lines = 60) {
-  return text.split('\n').slice(-lines).join('\n');
-}
-
-/** What the "Lantern" output channel shows (Lantern: Show Log), for failure reports. */
-async function lanternOutput(page) {
-  try {
-    await page.keyboard.press('Escape').catch(() => {});
-    await runCommand(page, 'Lantern: Show Log', { timeoutMs: 5000 });
-    const lines = page.locator('.part.panel .monaco-editor .view-lines').first();
-    await lines.waitFor({ state: 'visible', timeout: 5000 });
-    await sleep(300);
-    return await lines.innerText({ timeout: 2000 });
-  } catch (err) {
-    return `(could not read it: ${err.message.split('\n')[0]})`;
-  } finally {
-    await runCommand(page, 'View: Hide Panel', { timeoutMs: 3000 }).catch(() => {});
-  }
-}
-
 // ------------------------------------------------------------------ scenarios
-
-const readApp = (id) => ({ tool_calls: [{ id, name: 'read_file', arguments: { path: 'src/app.py' } }] });
 
 const SCENARIOS = [
   {
@@ -533,10 +252,10 @@ const SCENARIOS = [
       await step('progress notification with Cancel', () => waitForNotification(page, question));
       await shot('streaming');
       await step('click Cancel on the progress notification', () => clickNotificationButton(page, 'Cancel', { message: question }));
-      const stop = await step('panel shows "Cancelled."', () =>
+      const stop = await step('panel shows "Stopped."', () =>
         until('p.stop', async () => {
           const t = await textOf(lastTurn(page).locator('p.stop'));
-          return t === 'Cancelled.' && t;
+          return t === 'Stopped.' && t;
         }, { timeoutMs: 15_000 }),
       );
       log(`stop: ${stop}`);
@@ -553,12 +272,12 @@ const SCENARIOS = [
       if ((await lastTurn(page).locator('p.stop').count()) !== 0) throw new Error('the next answer shows a stop line');
       await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('next-answer');
-      // The same through the command palette: Lantern: Cancel.
+      // The same through the command palette: Lantern: Stop Answering.
       await step('ask another slow question', () => askFromPalette(page, 'And once more, slowly?'));
       await step('the answer starts streaming', () => waitAnswer(page, /Once more, slowly/, { timeoutMs: 30_000 }));
-      await step('run Lantern: Cancel', () => runCommand(page, 'Lantern: Cancel'));
-      await step('panel shows "Cancelled." again', () =>
-        until('p.stop', async () => (await textOf(lastTurn(page).locator('p.stop'))) === 'Cancelled.', { timeoutMs: 15_000 }),
+      await step('run Lantern: Stop Answering', () => runCommand(page, 'Lantern: Stop Answering'));
+      await step('panel shows "Stopped." again', () =>
+        until('p.stop', async () => (await textOf(lastTurn(page).locator('p.stop'))) === 'Stopped.', { timeoutMs: 15_000 }),
       );
       await step('the progress notification closes', () => waitProgressClosed(page));
       await shot('cancelled-by-command');
@@ -671,15 +390,6 @@ const SCENARIOS = [
     },
   },
 ];
-
-/** PATH without any folder that holds a `lantern` executable (or the repo's venv). */
-function pathWithoutLantern(value) {
-  const venv = path.join(REPO_ROOT, '.venv');
-  return (value ?? '')
-    .split(path.delimiter)
-    .filter((d) => d && !d.startsWith(venv) && !fs.existsSync(path.join(d, 'lantern')))
-    .join(path.delimiter);
-}
 
 /** A workspace that tries to reconfigure Lantern against its user. */
 async function makeHostileWorkspace(dir, { marker, otherPort }) {

@@ -6,6 +6,7 @@ import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
 import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, Range, ToPanel, TurnRecord } from "./protocol";
+import { editorWords } from "./fixes";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
 import { applyEvent, applyFailure, applyResult, newTurn, settleRestored } from "./turns";
 
@@ -226,7 +227,7 @@ export class Questions implements vscode.Disposable {
 
   private notifyError(turn: TurnRecord, result: AskResult): void {
     // The view shows the error with its buttons; a notification says so when the view is hidden.
-    const summary = result.detail?.summary ?? result.error ?? "the question failed";
+    const summary = editorWords(result.detail?.summary ?? result.error ?? "the question failed");
     void vscode.window.showErrorMessage(`Lantern: ${summary}`, "Show", "Retry").then((choice) => {
       if (choice === "Show") this.host.show();
       else if (choice === "Retry") this.retry(turn.key);
@@ -318,7 +319,7 @@ export class Questions implements vscode.Disposable {
     this.host.post({ type: "state", state: this.state() });
   }
 
-  /** Tokens of the last answer and of the whole conversation. */
+  /** Tokens of the last answer (a failed question is not one) and of the whole conversation. */
   usage(): { last?: AskResult; total: { promptTokens: number; completionTokens: number } } {
     const total = { promptTokens: 0, completionTokens: 0 };
     let last: AskResult | undefined;
@@ -326,7 +327,7 @@ export class Questions implements vscode.Disposable {
       if (!turn.result) continue;
       total.promptTokens += turn.result.usage.promptTokens;
       total.completionTokens += turn.result.usage.completionTokens;
-      last = turn.result;
+      if (turn.result.stopReason !== "error") last = turn.result; // a failure answered nothing
     }
     return { last, total };
   }

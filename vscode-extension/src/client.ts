@@ -92,10 +92,11 @@ function launchKey(trusted: Trusted, keyGeneration: number): string {
   return JSON.stringify([trusted.values["server.command"] ?? null, trusted.values.baseUrl ?? null, keyGeneration]);
 }
 
-/** Tells the server this client shows approvals in its own view (`lantern/approve`). */
+/** Tells the server this client shows approvals in its own view (`lantern/approve`) and a
+ * failed question's `detail` itself (so the server sends no `window/showMessage` for it). */
 const approvalRequests: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: { approvalRequests: true } };
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: { approvalRequests: true, showsErrors: true } };
   },
   initialize() {},
   getState: () => ({ kind: "static" }),
@@ -108,6 +109,8 @@ export class Server implements vscode.Disposable {
   /** Called with each new client before it starts: register request handlers here. */
   onNewClient: ((client: LanguageClient) => void) | undefined;
   private startedFor = "";
+  /** The window's `lantern` section as the server last got it (JSON). */
+  private given = "";
   private keyGeneration = 0;
   private lifecycle: Promise<unknown> = Promise.resolve();
   private told = false;
@@ -209,7 +212,7 @@ export class Server implements vscode.Disposable {
       documentSelector: [],
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: toServerOptions((name) => trusted.values[name]),
+      initializationOptions: this.windowSection(trusted),
       middleware: {
         workspace: {
           // The server asks for the `lantern` section, and for each folder's: answer with
@@ -245,6 +248,28 @@ export class Server implements vscode.Disposable {
     }
     this.changed.fire();
     return client;
+  }
+
+  /** The window's filtered settings in the server's vocabulary; remembered as given. */
+  private windowSection(trusted: Trusted): Record<string, unknown> {
+    const section = toServerOptions((name) => trusted.values[name]);
+    this.given = JSON.stringify(section);
+    return section;
+  }
+
+  /**
+   * Before a request that depends on them: give the server the window's settings if they
+   * changed since it last got them. A settings change is also announced when it happens,
+   * but the server then asks for them back, and a question sent meanwhile (a model picked,
+   * then asked at once) would be answered with the old ones. A pushed section is applied
+   * before any later request is handled.
+   */
+  async syncSettings(): Promise<void> {
+    const client = this.client;
+    if (!client || !this.running) return;
+    const trusted = currentSettings();
+    if (JSON.stringify(toServerOptions((name) => trusted.values[name])) === this.given) return;
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { lantern: this.windowSection(trusted) } });
   }
 
   /** Settings changed: push the filtered ones (a new endpoint or command needs a restart). */

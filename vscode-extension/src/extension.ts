@@ -13,10 +13,12 @@ import { statusView } from "./status";
 import { ConversationStore } from "./store";
 import { ConversationView, VIEW_ID } from "./view";
 
-/** `lantern.model` as the server gets it: from the user's own settings only. */
+/** The model the server is set to use: `lantern.model` from the user's own settings, else
+ * LANTERN_MODEL from the environment the server inherits (the server's own precedence). */
 function configuredModel(): string | null {
   const model = currentSettings().values.model;
-  return typeof model === "string" && model.trim() ? model.trim() : null;
+  if (typeof model === "string" && model.trim()) return model.trim();
+  return process.env.LANTERN_MODEL?.trim() || null;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -41,7 +43,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const client = async () => {
     const c = await server.ensure();
-    if (c) questions?.attach(c);
+    if (c) {
+      questions?.attach(c);
+      await server.syncSettings();
+    }
     return c;
   };
   questions = new Questions(

@@ -42,14 +42,19 @@ ACTIONS: dict[str, Decision] = {
 }
 
 
-def approval_requests(server: LanguageServer) -> bool:
-    """Whether the client asked for `lantern/approve` (its experimental capability)."""
+def client_offers(server: LanguageServer, name: str) -> bool:
+    """Whether the client set `capabilities.experimental.lantern.<name>` to true."""
     try:
         experimental = server.client_capabilities.experimental
     except Exception:  # not initialized yet
         return False
     lantern = experimental.get("lantern") if isinstance(experimental, dict) else None
-    return isinstance(lantern, dict) and lantern.get("approvalRequests") is True
+    return isinstance(lantern, dict) and lantern.get(name) is True
+
+
+def approval_requests(server: LanguageServer) -> bool:
+    """Whether the client asked for `lantern/approve` (its experimental capability)."""
+    return client_offers(server, "approvalRequests")
 
 
 def approve_params(request: ApprovalRequest, timeout: float) -> ApproveParams:

@@ -31,7 +31,7 @@ from pygls.uris import to_fs_path
 
 from lantern import __version__
 from lantern.lsp import editor_requests, translate
-from lantern.lsp.approver import EditorPrompt
+from lantern.lsp.approver import EditorPrompt, client_offers
 from lantern.lsp.messages import (
     ASK,
     EVENT,
@@ -246,9 +246,10 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
 
         if not isinstance(exc, EndpointError):
             raise
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
-        )
+        if not client_offers(ls, "showsErrors"):  # else the client shows `detail` itself
+            ls.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
+            )
         failed = translate.error_result(conversation_id, exc.code, str(exc))
         failed.detail = exc.to_dict()
         return failed
