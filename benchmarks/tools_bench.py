@@ -592,7 +592,11 @@ async def _hardening_rows(base: Path) -> list[tuple[str, float, float, str]]:
     (big / ".gitignore").write_text(_big_gitignore())
     for i in range(200):
         (big / "src" / f"m{i}.py").write_text("needle = 1\n")
-    rows = []
+    plain = base / "plain"
+    plain.mkdir()
+    (plain / "minified.js").write_text("z" * (1 << 20))
+    ctx = ToolContext(Workspace([plain]), Fixed(Decision.ALLOW_ONCE))
+    rows = [("read_file, 1 MB one line", *await _timed("read_file", {"path": "minified.js"}, ctx))]
     ctx = ToolContext(Workspace([deep]), Fixed(Decision.ALLOW_ONCE))
     for name, tool, args in [
         ("read_file, 2,000-part path", "read_file", {"path": "/".join(["x"] * 2000)}),

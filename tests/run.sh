@@ -35,6 +35,19 @@ echo "== pytest"
 .venv/bin/pytest -q -rs -p no:cacheprovider -n auto \
     tests/unit tests/cli tests/lsp tests/neovim tests/dialects tests/platforms
 
+# The lowest versions pyproject.toml allows: a second environment, made afresh, gets the
+# lowest release of each direct dependency and test tool (uv's lowest-direct resolution;
+# not the linters, whose mypy would lift pathspec) and runs the unit tier, so every lower
+# bound there is a version that has been tested.
+echo "== pytest tests/unit with the lowest versions pyproject.toml allows"
+SECONDS=0
+.venv/bin/python -m pip install --quiet uv
+"$PY" -m venv --clear .venv-lowest
+.venv/bin/uv pip install --quiet --python .venv-lowest/bin/python --resolution lowest-direct \
+    -e '.[test]'
+.venv-lowest/bin/pytest -q -p no:cacheprovider -n auto tests/unit
+echo "(lowest versions: ${SECONDS}s)"
+
 # The read path once more in processes where the kernel refuses openat2 (a seccomp
 # filter every child inherits), so the jail's portable walk runs for real, as on
 # macOS or an old kernel. About a minute on two cores.

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI
+from tests.hang import HANG_S
 
 CLOSED_OLLAMA = "127.0.0.1:9"  # the discard port: nothing listens there
 
@@ -106,7 +106,6 @@ class Run:
     rc: int
     stdout: str
     stderr: str
-    seconds: float
 
     @property
     def json(self) -> dict[str, Any]:
@@ -154,8 +153,7 @@ class Lantern:
             cmd.append("--json")
         return cmd + list(extra)
 
-    def ask(self, question: str, *extra: str, timeout: float = 60, **options: Any) -> Run:
-        started = time.monotonic()
+    def ask(self, question: str, *extra: str, timeout: float = HANG_S, **options: Any) -> Run:
         done = subprocess.run(
             self.command(question, *extra, **options),
             env=self.env,
@@ -165,7 +163,7 @@ class Lantern:
             timeout=timeout,
             cwd=self.project.tmp,
         )
-        return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+        return Run(done.returncode, done.stdout, done.stderr)
 
     def popen(self, question: str, *extra: str, **options: Any) -> subprocess.Popen[str]:
         return subprocess.Popen(

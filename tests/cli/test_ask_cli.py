@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
+from tests.hang import HANG_S
 
 if TYPE_CHECKING:
     from tests.cli.conftest import Lantern, Project
@@ -271,7 +272,7 @@ def test_context_too_long(fake: FakeOpenAI, lantern: Lantern) -> None:
 
 def test_unreachable_endpoint(lantern: Lantern) -> None:
     port = closed_port()
-    run = lantern.ask(Q, base_url=f"http://127.0.0.1:{port}/v1", timeout=30)
+    run = lantern.ask(Q, base_url=f"http://127.0.0.1:{port}/v1", timeout=HANG_S)
     assert run.rc == EXIT_MODEL
     assert "cannot reach" in run.stderr and f"127.0.0.1:{port}" in run.stderr
     assert run.json["stopReason"] == "error"
@@ -280,10 +281,10 @@ def test_unreachable_endpoint(lantern: Lantern) -> None:
 def test_hang_before_first_byte_times_out(fake: FakeOpenAI, lantern: Lantern) -> None:
     lantern.config("requestTimeoutSeconds = 1\n")
     fake.add_turns([Turn(fault="hang")] * 3)
-    run = lantern.ask(Q, timeout=30)
+    run = lantern.ask(Q, timeout=HANG_S)  # the fake never answers: only the 1 s ends it
     assert run.rc == EXIT_MODEL
     assert "requestTimeoutSeconds" in run.stderr
-    assert run.seconds < 15
+    assert "within 1 s" in run.stderr  # the configured timeout, not the 120 s default
 
 
 def test_stream_cut_mid_reply_is_retried_once(fake: FakeOpenAI, lantern: Lantern) -> None:
@@ -314,10 +315,10 @@ def test_stream_cut_twice_is_an_error(fake: FakeOpenAI, lantern: Lantern) -> Non
 def test_stream_stall_ends_in_bounded_time(fake: FakeOpenAI, lantern: Lantern) -> None:
     lantern.config("requestTimeoutSeconds = 1\n")
     fake.add_turns([Turn(content="starts and then never finishes", fault="stall")] * 3)
-    run = lantern.ask(Q, timeout=30)
+    run = lantern.ask(Q, timeout=HANG_S)  # the stream never ends: only the 1 s ends it
     assert run.rc == EXIT_MODEL
-    assert run.seconds < 15
     assert "requestTimeoutSeconds" in run.stderr or "stalled" in run.stderr
+    assert "1 s" in run.stderr  # the configured timeout, not the 120 s default
 
 
 # --- limits --------------------------------------------------------------------------------
@@ -367,15 +368,18 @@ def test_tool_output_budget(fake: FakeOpenAI, lantern: Lantern) -> None:
 
 def test_question_timeout_returns_partial_answer(fake: FakeOpenAI, lantern: Lantern) -> None:
     lantern.config("questionTimeoutSeconds = 1.5\n")
-    fake.add_turns([Turn(content="slowly " * 200, chunk_delay=0.05)])
-    run = lantern.ask(Q, timeout=30)
+    full = "slowly " * 200
+    fake.add_turns([Turn(content=full, chunk_delay=0.05)])  # 10 s of streaming
+    run = lantern.ask(Q, timeout=HANG_S)
     assert run.rc == EXIT_LIMIT
     out = run.json
     assert out["stopReason"] == "timeout"
-    assert out["answer"].startswith("slowly slowly")  # what streamed before the limit
-    assert len(out["answer"]) < len("slowly " * 200)
+    # The answer is what streamed before the limit, and only that. How much streamed in
+    # 1.5 s depends on the machine (on a busy one the limit can pass before the first
+    # word); that the words said so far are kept is tests/unit/test_agent_loop.py's
+    # test_question_timeout, without a process start in the way.
+    assert full.startswith(out["answer"]) and len(out["answer"]) < len(full.strip())
     assert "questionTimeoutSeconds" in run.stderr
-    assert run.seconds < 15
 
 
 def test_sigint_cancels_with_partial_answer(fake: FakeOpenAI, lantern: Lantern) -> None:
@@ -388,19 +392,18 @@ def test_sigint_cancels_with_partial_answer(fake: FakeOpenAI, lantern: Lantern) 
     )
     proc = lantern.popen(Q)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S
         while len(fake.chat_requests()) < 2 and time.monotonic() < deadline:
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.02)
         assert len(fake.chat_requests()) == 2, "lantern never asked the model again"
-        sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=10)
+        # The model call hangs forever: lantern ends at all only because Ctrl-C reached it.
+        stdout, stderr = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert time.monotonic() - sent < 5
     assert proc.returncode == EXIT_INTERRUPTED, stderr
     lines = [line for line in stdout.splitlines() if line.strip()]
     assert len(lines) == 1
@@ -450,7 +453,7 @@ class Terminal:
         os.close(slave)
         self.screen = ""
 
-    def wait_for(self, text: str, timeout: float = 20) -> None:
+    def wait_for(self, text: str, timeout: float = HANG_S) -> None:
         deadline = time.monotonic() + timeout
         while text not in self.screen:
             left = deadline - time.monotonic()
@@ -464,7 +467,7 @@ class Terminal:
                 assert data, f"terminal closed before {text!r}: {self.screen!r}"
                 self.screen += data.decode("utf-8", "replace")
 
-    def finish(self, timeout: float = 10) -> dict[str, Any]:
+    def finish(self, timeout: float = HANG_S) -> dict[str, Any]:
         stdout, _ = self.proc.communicate(timeout=timeout)
         return json.loads(stdout)  # type: ignore[no-any-return]
 
@@ -498,7 +501,7 @@ def test_sigint_at_the_approval_prompt_exits_promptly(fake: FakeOpenAI, lantern:
     try:
         term.wait_for("[d] Deny (default): ")
         term.proc.send_signal(signal.SIGINT)
-        out = term.finish(timeout=10)  # no Enter needed
+        out = term.finish(timeout=HANG_S)  # no Enter needed
     finally:
         term.close()
     assert term.proc.returncode == EXIT_INTERRUPTED, term.screen

@@ -16,6 +16,7 @@ import pytest
 
 from tests.cli.test_ask_cli import Terminal as AskTerminal
 from tests.fakes.openai_server import FakeOpenAI, Turn
+from tests.hang import HANG_S
 
 if TYPE_CHECKING:
     from tests.cli.conftest import Lantern
@@ -30,7 +31,7 @@ class Terminal(AskTerminal):
 
     choices = ""  # the answers the last prompt offered
 
-    def answer_prompt(self, choice: str, timeout: float = 30) -> str:
+    def answer_prompt(self, choice: str, timeout: float = HANG_S) -> str:
         """Wait for the next approval prompt, answer it, and return its text."""
         self.wait_for(PROMPT_END, timeout)
         prompt, self.screen = self.screen.split(PROMPT_END, 1)
@@ -65,7 +66,7 @@ def test_listing_allowed_for_the_conversation_still_asks_before_a_search(
         # The editor's words: the same four answers, whichever client asks.
         assert term.choices == "[a] Allow  [c] Allow in chat  [w] Always allow  [d] Deny (default):"
         search = term.answer_prompt("d")
-        out = term.finish(timeout=30)
+        out = term.finish(timeout=HANG_S)
     finally:
         term.close()
     assert term.proc.returncode == 0, term.screen

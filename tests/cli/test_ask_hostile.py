@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
+from tests.hang import HANG_S
 
 if TYPE_CHECKING:
     from tests.cli.conftest import Lantern
@@ -39,7 +40,7 @@ def audit_lines(lantern: Lantern) -> list[str]:
     return path.read_bytes().decode("utf-8").split("\n")[:-1]  # strict UTF-8
 
 
-def run_on_terminal(lantern: Lantern, *extra: str, timeout: float = 30) -> tuple[int, bytes]:
+def run_on_terminal(lantern: Lantern, *extra: str, timeout: float = HANG_S) -> tuple[int, bytes]:
     """`lantern ask` in text mode with stdout and stderr on one pseudo-terminal."""
     import pty
 
@@ -67,7 +68,7 @@ def run_on_terminal(lantern: Lantern, *extra: str, timeout: float = 30) -> tuple
                 screen += data
             elif proc.poll() is not None:
                 break
-        rc = proc.wait(timeout=5)
+        rc = proc.wait(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()

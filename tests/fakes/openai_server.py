@@ -1042,6 +1042,19 @@ class FakeOpenAI:
     def add_turn(self, turn: Turn | Mapping[str, Any]) -> None:
         self.add_turns([turn])
 
+    def reset(self) -> None:
+        """Forget the script, the recorded requests and every rejection, keeping the port:
+        a server shared by several tests starts each one as if new."""
+        with self._lock:
+            self._turns.clear()
+            self.requests.clear()
+        self.rejections.clear()
+        self.reject_stream_options = False
+        self.reject_tools = None
+        self.off_route = None
+        self.ollama_native = False
+        self.ollama_show = None
+
     @property
     def turns_left(self) -> int:
         """How many scripted turns have not been consumed yet."""

@@ -5,6 +5,13 @@ Every server runs with HOME and the XDG folders in a temporary directory, the mo
 settings pointing at the fake (loopback only), and no inherited OPENAI_*/LANTERN_*/proxy
 variables. `Lantern` records what the server sends (`lantern/event`, progress, prompts,
 messages) and answers `window/showMessageRequest` as a test tells it to.
+
+A server costs a process start, so the tests of a module that need no settings of their
+own at `initialize` share one, as pygls's own suite does: `shared_server`, on
+`module_workspace`, with `module_fake` as the model (both reset for each test by the
+module's `ls` and `fake` fixtures). A test that needs its own settings at start, several
+servers, or a restart still uses `start_server`. Async tests and fixtures here run in
+their module's event loop (`pytestmark` in each module), which the shared server needs.
 """
 
 from __future__ import annotations
@@ -13,15 +20,17 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.fakes.openai_server import FakeOpenAI
+from tests.hang import HANG_S
 
 SERVER_COMMAND = [sys.executable, "-m", "lantern.cli", "serve"]
 ASK = "lantern/ask"
@@ -35,8 +44,8 @@ ALLOW_WORKSPACE = "Always Allow"
 DENY = "Deny"
 ACTIONS = [ALLOW, ALLOW_CONVERSATION, ALLOW_WORKSPACE, DENY]
 
-#: How long any single wait in these tests may take before it is a failure.
-WAIT = 15.0
+#: How long any single wait in these tests may take before it is a hang (see tests/hang.py).
+WAIT = HANG_S
 
 _DROPPED_PREFIXES = ("OPENAI_", "LANTERN_", "XDG_", "OLLAMA_")
 _DROPPED = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "ftp_proxy"}
@@ -154,6 +163,16 @@ class Lantern:
                 else await answer(params.message)
             )
             return None if title is None else types.MessageActionItem(title=title)
+
+    def clear(self) -> None:
+        """Forget what earlier tests saw and said (a shared server starts each test so)."""
+        self.events.clear()
+        self.prompts.clear()
+        self.prompt_opened.clear()
+        self.answer = ALLOW
+        self._prompt_tasks.clear()
+        self.client.progress_reports.clear()
+        self.client.messages.clear()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -284,10 +303,8 @@ def home(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A small project: src/app.py (12 lines), README.md, a .env with a secret."""
-    root = tmp_path / "proj"
+def make_workspace(root: Path) -> Path:
+    """A small project at `root`: src/app.py (12 lines), README.md, a .env with a secret."""
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(
         "".join(f"line {n} of app\n" for n in range(1, 13)), "utf-8"
@@ -298,6 +315,37 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "proj")
+
+
+async def launch(
+    home: Path,
+    fake: FakeOpenAI,
+    folders: Iterable[Path],
+    options: Mapping[str, Any] | None = None,
+    *,
+    configuration: Mapping[str, Any] | None = None,
+    answer: Answer = ALLOW,
+    position_encodings: list[str] | None = None,
+    started: list[Lantern] | None = None,
+) -> Lantern:
+    """Start `lantern serve` and initialize it; `started` collects it even if that fails."""
+    env = server_env(home, fake.base_url)
+    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env)
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    if configuration is not None:
+        client.set_configuration(dict(configuration), section="lantern")
+    lantern = Lantern(client, env)
+    lantern.answer = answer
+    if started is not None:
+        started.append(lantern)
+    await lantern.initialize(folders, options, position_encodings=position_encodings)
+    return lantern
+
+
+@pytest_asyncio.fixture(loop_scope="module")
 async def start_server(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartServer]:
     """`await start_server(folders, options)` → an initialized `Lantern`; all are closed after."""
     started: list[Lantern] = []
@@ -310,18 +358,51 @@ async def start_server(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartServe
         answer: Answer = ALLOW,
         position_encodings: list[str] | None = None,
     ) -> Lantern:
-        env = server_env(home, fake.base_url)
-        config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=env)
-        client = await config.start()
-        assert isinstance(client, LanguageClient)
-        if configuration is not None:
-            client.set_configuration(dict(configuration), section="lantern")
-        lantern = Lantern(client, env)
-        lantern.answer = answer
-        started.append(lantern)
-        await lantern.initialize(folders, options, position_encodings=position_encodings)
-        return lantern
+        return await launch(
+            home,
+            fake,
+            folders,
+            options,
+            configuration=configuration,
+            answer=answer,
+            position_encodings=position_encodings,
+            started=started,
+        )
 
     yield start
     for lantern in started:
         await lantern.close()
+
+
+# ------------------------------------------------------------------ one server per module
+
+
+@pytest.fixture(scope="module")
+def module_fake() -> Iterator[FakeOpenAI]:
+    """The fake model of a module's shared server (a module's `fake` resets it per test)."""
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `workspace` project, once per module: tests that change it use their own names."""
+    return make_workspace(tmp_path_factory.mktemp("shared") / "proj")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_server(
+    tmp_path_factory: pytest.TempPathFactory, module_fake: FakeOpenAI, module_workspace: Path
+) -> AsyncIterator[Lantern]:
+    """One server with default settings on `module_workspace`, for a whole module."""
+    started: list[Lantern] = []
+    try:
+        yield await launch(
+            tmp_path_factory.mktemp("home"), module_fake, [module_workspace], started=started
+        )
+    finally:
+        for lantern in started:
+            await lantern.close()

@@ -12,10 +12,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from lsprotocol.converters import get_converter
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
-from tests.lsp.conftest import StartServer, all_text, read_call
+from tests.lsp.conftest import Lantern, StartServer, all_text, read_call
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
+    module_fake.reset()
+    return module_fake
+
+
+@pytest.fixture
+def workspace(module_workspace: Path) -> Path:
+    return module_workspace
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
+    """The module's server with default settings, cleared of what earlier tests saw."""
+    shared_server.clear()
+    return shared_server
+
 
 LINE_2 = "    return 'naïve café → 😀'  # ünïcödé"  # 2-, 3- and 4-byte UTF-8 characters
 ANSWER = "Ça dépend 😀: see src/text.py:1-2 and src/gone.py:3."
@@ -68,11 +90,10 @@ async def test_offsets_follow_the_negotiated_position_encoding(
 
 
 async def test_unverified_references_have_no_uri_or_range(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     answer = "See src/app.py:3, src/missing.py:1, src/app.py:99, .env:1 and /etc/passwd:1."
     fake.add_turns([{"content": answer}])
-    ls = await start_server([workspace])
     refs = (await ls.ask("Where?"))["references"]
     assert [r["verified"] for r in refs] == [True, False, False, False, False]
     assert refs[0]["uri"] == (workspace / "src" / "app.py").as_uri()
@@ -97,11 +118,8 @@ async def test_no_workspace_answers_with_a_stable_error_code(
     assert fake.chat_requests() == []
 
 
-async def test_a_model_error_has_a_code_too(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
-) -> None:
+async def test_a_model_error_has_a_code_too(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
     fake.add_turns([{"status": 401, "content": ""}])
-    ls = await start_server([workspace])
     result = await ls.ask("Anything?")
     assert result["stopReason"] == "error"
     assert result["errorCode"] == "model_auth"
@@ -146,10 +164,9 @@ def _strings(value: Any) -> list[str]:
 
 
 async def test_a_lone_surrogate_in_the_answer_reaches_the_client_as_a_replacement(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     fake.add_turns([{"content": f"Done {SURROGATE} src/app.py:1 😀"}])
-    ls = await start_server([workspace])
     result = await ls.ask("Go")
     assert result["stopReason"] == "done"
     assert result["answer"] == "Done \ufffd src/app.py:1 😀"  # a valid pair stays as it is
@@ -163,7 +180,7 @@ async def test_a_lone_surrogate_in_the_answer_reaches_the_client_as_a_replacemen
 
 
 async def test_lone_surrogates_in_tool_calls_reach_the_client_as_replacements(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     fake.add_turns(
         [
@@ -177,7 +194,6 @@ async def test_lone_surrogates_in_tool_calls_reach_the_client_as_replacements(
             {"content": "Done."},
         ]
     )
-    ls = await start_server([workspace])
     result = await ls.ask("Go")
     assert result["stopReason"] == "done"
     assert [c["name"] for c in result["toolCalls"]] == ["read\ufffd", "read_file"]
@@ -192,10 +208,9 @@ def _lone_surrogates(value: Any) -> list[str]:
 
 
 async def test_a_lone_surrogate_from_the_client_is_replaced_not_fatal(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     fake.add_turns([{"content": "Fine."}])
-    ls = await start_server([workspace])
     result = await ls.ask(f"why{SURROGATE}?", conversationId=f"c{SURROGATE}")
     assert result["stopReason"] == "done" and result["answer"] == "Fine."
     assert result["conversationId"] == "c\ufffd"
@@ -203,14 +218,13 @@ async def test_a_lone_surrogate_from_the_client_is_replaced_not_fatal(
 
 
 async def test_info_serves_the_read_limit_that_read_file_applies(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     """A client that shows a read's line window learns the cap from `lantern/info`."""
     (workspace / "src" / "long.txt").write_text("".join(f"{n}\n" for n in range(1, 1001)))
     fake.add_turns(
         [{"tool_calls": [read_call("call_1", "src/long.txt", limit=5000)]}, {"content": "Done."}]
     )
-    ls = await start_server([workspace])
     info = await ls.request("lantern/info", {})
     limit = info["readMaxLines"]
     assert isinstance(limit, int) and 1 <= limit < 1000

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -27,6 +28,26 @@ from tests.lsp.conftest import (
     all_text,
     read_call,
 )
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
+    module_fake.reset()
+    return module_fake
+
+
+@pytest.fixture
+def workspace(module_workspace: Path) -> Path:
+    return module_workspace
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
+    """The module's server with default settings, cleared of what earlier tests saw."""
+    shared_server.clear()
+    return shared_server
 
 
 def tool_statuses(ls: Lantern, request_id: Any, call_id: str) -> list[str]:
@@ -49,14 +70,13 @@ async def expect_cancelled(pending: asyncio.Future[Any]) -> None:
 # --------------------------------------------------------------------- a full question
 
 
-async def test_a_full_question(start_server: StartServer, fake: FakeOpenAI, workspace: Path):
+async def test_a_full_question(ls: Lantern, fake: FakeOpenAI, workspace: Path):
     fake.add_turns(
         [
             {"content": "Let me look.", "tool_calls": [read_call("call_1", "src/app.py")]},
             {"content": "The app starts at src/app.py:2-3 as shown."},
         ]
     )
-    ls = await start_server([workspace])
     seen_while_open: list[dict[str, Any]] = []
 
     async def answer(message: str) -> str:
@@ -160,10 +180,10 @@ async def _read_again(ls: Lantern, fake: FakeOpenAI, conversation: str | None) -
     ids=["allow", "allow-conversation", "deny", "dismissed"],
 )
 async def test_each_answer_to_the_prompt(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path, choice: str | None
+    ls: Lantern, fake: FakeOpenAI, workspace: Path, choice: str | None
 ) -> None:
     fake.add_turns(_two_reads())
-    ls = await start_server([workspace], answer=choice)
+    ls.answer = choice
     result = await ls.ask("What is in app.py?")
     assert len(ls.prompts) == 1
     assert ls.prompts[0].startswith("Lantern wants to read src/app.py (lines 1–5")
@@ -229,10 +249,9 @@ async def test_an_unanswered_prompt_times_out_as_a_deny(
         return ALLOW  # answered only after the server gave up
 
     ls = await start_server([workspace], {"approval": {"timeoutSeconds": 1}}, answer=late)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
+    # The prompt is never answered in time: only the server's 1 s timeout ends the question
+    # (the 120 s default would outlast `ls.ask`'s hang guard, WAIT).
     result = await ls.ask("What is in app.py?")
-    assert loop.time() - started < 60  # the 1 s timeout applied, not the 120 s default
     [call] = result["toolCalls"]
     assert call["status"] == "denied" and call["code"] == "approval_timeout"
     assert result["stopReason"] == "done"
@@ -248,11 +267,8 @@ async def test_an_unanswered_prompt_times_out_as_a_deny(
 # --------------------------------------------------------------------- cancellation
 
 
-async def test_cancel_during_a_model_call(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
-) -> None:
+async def test_cancel_during_a_model_call(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
     fake.add_turns([{"content": "too late", "delay": 30}, {"content": "Next answer."}])
-    ls = await start_server([workspace])
     pending = asyncio.ensure_future(
         ls.client.protocol.send_request_async(ASK, {"question": "slow?"}, msg_id="slow")
     )
@@ -271,12 +287,11 @@ async def test_cancel_during_a_model_call(
 
 
 async def test_cancel_while_streaming_and_through_progress(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     """A reply cut mid-stream by `window/workDoneProgress/cancel` also ends as cancelled."""
     words = " ".join(f"w{n}" for n in range(60))
     fake.add_turns([{"content": words, "chunk_delay": 0.5}, {"content": "Fine."}])
-    ls = await start_server([workspace])
     pending = asyncio.ensure_future(
         ls.client.protocol.send_request_async(
             ASK, {"question": "stream?", "workDoneToken": "tok-1"}, msg_id="s1"
@@ -292,9 +307,7 @@ async def test_cancel_while_streaming_and_through_progress(
     assert (await ls.ask("again?"))["answer"] == "Fine."
 
 
-async def test_cancel_during_an_open_prompt(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
-) -> None:
+async def test_cancel_during_an_open_prompt(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
     fake.add_turns(_two_reads()[:1])  # the question ends while the read waits
     release = asyncio.Event()
 
@@ -302,7 +315,7 @@ async def test_cancel_during_an_open_prompt(
         await release.wait()
         return ALLOW
 
-    ls = await start_server([workspace], answer=hold)
+    ls.answer = hold
     pending = asyncio.ensure_future(
         ls.client.protocol.send_request_async(ASK, {"question": "read?"}, msg_id="p1")
     )
@@ -333,14 +346,11 @@ async def test_cancel_during_an_open_prompt(
 # --------------------------------------------------------------------- conversations
 
 
-async def test_two_concurrent_questions(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
-) -> None:
+async def test_two_concurrent_questions(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
     # Each reply waits, so both questions are in flight together.
     fake.add_turns(
         [{"content": "First reply.", "delay": 0.6}, {"content": "Second reply.", "delay": 0.6}]
     )
-    ls = await start_server([workspace])
     one, two = await asyncio.gather(
         ls.request(ASK, {"question": "one?"}, msg_id="c1"),
         ls.request(ASK, {"question": "two?"}, msg_id="c2"),
@@ -355,13 +365,10 @@ async def test_two_concurrent_questions(
     assert len(ls.client.progress_reports) == 2
 
 
-async def test_follow_up_and_reset(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
-) -> None:
+async def test_follow_up_and_reset(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
     fake.add_turns(
         [{"content": "Alpha is the first."}, {"content": "Beta is next."}, {"content": "Fresh."}]
     )
-    ls = await start_server([workspace])
     first = await ls.ask("What is alpha-question-marker?")
     conversation = first["conversationId"]
     second = await ls.ask("And after it?", conversationId=conversation)
@@ -385,14 +392,14 @@ def _range(start: int, end: int) -> dict[str, Any]:
 
 
 async def test_context_is_sent_without_a_prompt_and_redacted(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
 ) -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     (workspace / "src" / "config.py").write_text(
         f"def load():\n    github = '{token}'\n    return github\n", "utf-8"
     )
     fake.add_turns([{"content": "Lines 3 to 5 count."}, {"content": "It loads a token."}])
-    ls = await start_server([workspace], answer=DENY)
+    ls.answer = DENY
     app = (workspace / "src" / "app.py").as_uri()
     result = await ls.ask("What do these do?", context={"uri": app, "range": _range(2, 4)})
     assert result["stopReason"] == "done"
@@ -411,13 +418,12 @@ async def test_context_is_sent_without_a_prompt_and_redacted(
 
 
 async def test_context_stays_in_the_jail(
-    start_server: StartServer, fake: FakeOpenAI, workspace: Path, tmp_path: Path
+    ls: Lantern, fake: FakeOpenAI, workspace: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("OUTSIDE_MARKER_42\n", "utf-8")
     (workspace / "link.txt").symlink_to(outside)
     fake.add_turns([{"content": "a"}, {"content": "b"}, {"content": "c"}])
-    ls = await start_server([workspace])
     for target in (workspace / ".env", outside, workspace / "link.txt"):
         result = await ls.ask("What is this?", context={"uri": target.as_uri()})
         assert result["stopReason"] == "done"

@@ -5,10 +5,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import WAIT, Lantern, StartServer, all_text, read_call
+
+# Each test here sets up its server its own way (folders, settings at start), so none is
+# shared; `start_server` runs in the module's event loop (tests/lsp/conftest.py).
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def _folders(tmp_path: Path) -> tuple[Path, Path]:

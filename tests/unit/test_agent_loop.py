@@ -16,7 +16,6 @@ import json
 import os
 import re
 import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from lantern.workspace.roots import Workspace
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.fakes.scripted_model import Say, ScriptedModel
+from tests.hang import HANG_S
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
 CANARY = "CANARY-LOOP-91d0c3"
@@ -191,13 +191,13 @@ async def test_awaiting_approval_event_before_the_result(
             waiting.set()
 
     task = asyncio.create_task(agent(model, ws, approvals).ask("q", Conversation(), on_event))
-    await asyncio.wait_for(waiting.wait(), 5)
+    await asyncio.wait_for(waiting.wait(), HANG_S)
     assert not task.done()
     prompt = next(e for e in events if e.get("status") == "awaiting_approval")
     assert prompt["callId"] == "r1" and "src/util.py" in prompt["message"]
     assert not any(e.get("status") == "done" and e["kind"] == "tool" for e in events)
     gate.open.set()
-    result = await asyncio.wait_for(task, 10)
+    result = await asyncio.wait_for(task, HANG_S)
 
     assert result.stop_reason == "done"
     assert [c.status for c in result.tool_calls] == ["done", "done"]
@@ -243,7 +243,7 @@ async def test_calls_of_one_reply_run_concurrently(model: ScriptedModel, ws: Wor
             self.waiting.append(request.path)
             if len(self.waiting) == len(paths):
                 self.all_there.set()
-            await asyncio.wait_for(self.all_there.wait(), 3)
+            await asyncio.wait_for(self.all_there.wait(), HANG_S)
             return Outcome(Decision.ALLOW_ONCE, "auto")
 
     gate = Barrier()
@@ -281,7 +281,7 @@ def established(port: int) -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/net/tcp")
-async def test_cancellation_returns_promptly_and_closes_the_stream(
+async def test_cancellation_ends_a_stalled_question_and_closes_the_stream(
     fake: FakeOpenAI, http_model: ModelClient, ws: Workspace
 ) -> None:
     """A cancelled question hangs up on the endpoint, so it stops generating (and billing)."""
@@ -297,21 +297,19 @@ async def test_cancellation_returns_promptly_and_closes_the_stream(
 
     conv = Conversation()
     task = asyncio.create_task(agent(http_model, ws).ask("q", conv, on_event))
-    await asyncio.wait_for(streaming.wait(), 5)
+    await asyncio.wait_for(streaming.wait(), HANG_S)
     assert established(fake.port) > 0  # the stalled stream is open
-    started = time.monotonic()
     task.cancel()
-    result: AskResult = await asyncio.wait_for(task, 2)
-    assert time.monotonic() - started < 2
+    # The stream stalls forever: the task ends at all only because the cancel reached it.
+    result: AskResult = await asyncio.wait_for(task, HANG_S)
     assert result.stop_reason == "cancelled"
     assert result.answer.startswith("partial words")
     assert conv.messages[-1] == {"role": "assistant", "content": result.answer}
 
     # The fake keeps a stalled stream open until the client hangs up, then closes its end.
-    deadline = time.monotonic() + 3
-    while established(fake.port) and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
-    assert established(fake.port) == 0
+    async with asyncio.timeout(HANG_S):
+        while established(fake.port):
+            await asyncio.sleep(0.02)
 
 
 async def test_cancellation_during_tools(
@@ -331,21 +329,22 @@ async def test_cancellation_during_tools(
 
     approvals = Remembering(Never(), grants=WorkspaceGrants(tmp_path / "grants.json"))
     task = asyncio.create_task(agent(model, ws, approvals).ask("q", Conversation(), on_event))
-    await asyncio.wait_for(asking.wait(), 5)
+    await asyncio.wait_for(asking.wait(), HANG_S)
     task.cancel()
-    result = await asyncio.wait_for(task, 2)
+    result = await asyncio.wait_for(task, HANG_S)  # the approval never comes: only the cancel
     assert result.stop_reason == "cancelled"
     assert result.answer == "Let me look."
     assert len(model.sent) == 1
 
 
 async def test_question_timeout(model: ScriptedModel, ws: Workspace) -> None:
+    # At least 5 s of streaming (load only makes the sleeps longer); the first chunk comes
+    # at once, so the 2 s limit falls in the middle.
     model.add(Say(content="slow " * 100, chunks=100, chunk_delay=0.05))
-    started = time.monotonic()
-    result = await agent(model, ws, question_timeout=0.5).ask("q", Conversation())
-    assert time.monotonic() - started < 3
+    result = await agent(model, ws, question_timeout=2.0).ask("q", Conversation())
     assert result.stop_reason == "timeout"
     assert result.answer.startswith("slow")
+    assert len(result.answer) < len(("slow " * 100).strip())  # cut by the timeout, not ended
 
 
 async def test_max_steps_one(model: ScriptedModel, ws: Workspace) -> None:

@@ -265,9 +265,7 @@ class CountingRules(IgnoreRules):
         if isinstance(found, CompiledRules) and not hasattr(found, "counted"):
             real = found.verdict
 
-            def counted(
-                parts: tuple[str, ...], is_dir: bool, aliases: bool = False
-            ) -> bool | None:
+            def counted(parts: tuple[str, ...], is_dir: bool, aliases: bool = False) -> bool | None:
                 self.verdicts += 1
                 return real(parts, is_dir, aliases)
 

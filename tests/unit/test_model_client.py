@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -197,29 +196,24 @@ async def test_cut_twice_is_a_stream_error(fake: FakeOpenAI, make: MakeClient) -
 async def test_stalled_stream_is_retried_once(fake: FakeOpenAI, make: MakeClient) -> None:
     fake.add_turns([Turn(content="one two three four five", fault="stall"), Turn(content="ok")])
     retries: list[str] = []
-    started = time.monotonic()
+    # The stream stalls forever: the stall timer, not the request timeout, ends it.
     reply, _ = await complete(make(request_timeout=10, stall_timeout=0.3), retries=retries)
-    assert time.monotonic() - started < 5
     assert reply.content == "ok"
     assert len(retries) == 1 and "stalled" in retries[0]
 
 
 async def test_stalled_twice_is_a_stream_error(fake: FakeOpenAI, make: MakeClient) -> None:
     fake.add_turns([Turn(content="one two three four five", fault="stall")] * 3)
-    started = time.monotonic()
     with pytest.raises(ModelError) as caught:
         await complete(make(request_timeout=10, stall_timeout=0.3))
-    assert time.monotonic() - started < 5
     assert caught.value.kind == "stream" and "stalled" in caught.value.message
     assert len(fake.chat_requests()) == 2
 
 
 async def test_hang_before_first_byte_times_out(fake: FakeOpenAI, make: MakeClient) -> None:
     fake.add_turns([Turn(fault="hang")] * 3)
-    started = time.monotonic()
-    with pytest.raises(ModelError) as caught:
+    with pytest.raises(ModelError) as caught:  # the fake never answers: only a timeout ends it
         await complete(make(request_timeout=0.5))
-    assert time.monotonic() - started < 5
     assert caught.value.kind == "timeout"
     assert "requestTimeoutSeconds" in caught.value.message
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -112,15 +111,11 @@ async def test_a_line_over_2000_characters_is_cut_and_marked(
     assert "[1 long line(s) cut at 2,000 characters]" in result.content
 
 
-async def test_a_one_megabyte_single_line_returns_quickly_and_cut(
-    ctx: ToolContext, workspace_dir: Path
-) -> None:
+async def test_a_one_megabyte_single_line_is_cut(ctx: ToolContext, workspace_dir: Path) -> None:
+    # How long this takes is measured by `benchmarks/tools_bench.py --hardening`.
     (workspace_dir / "minified.js").write_text("z" * (1 << 20))
-    started = time.perf_counter()
     result = await run(ctx, "read_file", {"path": "minified.js"})
-    elapsed = time.perf_counter() - started
     assert not result.is_error
-    assert elapsed < 2, f"took {elapsed:.2f} s"
     assert numbered(result.content)[0][0] == 1
     assert "[line cut: 1,048,576 characters]" in result.content
     assert len(result.content) < 4000

@@ -16,24 +16,21 @@ import json
 import logging
 import re
 from collections.abc import Mapping
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
 
+import httpx2
 import openai
+from openai.types.chat import ChatCompletionChunk
 
 from lantern.agent import provider_errors
 from lantern.agent.classify import context_fixes, guess_server, status_error, stream_error
 from lantern.agent.diagnose import Prober, diagnose
-from lantern.agent.http import (
-    build_client,
-    content_type,
-    read_body,
-    read_json,
-    request_headers,
-    said_done,
-)
+from lantern.agent.http import build_client, content_type, read_body, read_json, request_headers
 from lantern.agent.outcomes import cut_short
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
+from lantern.agent.sse import EventStream, StreamedError
 from lantern.agent.stream import ReplyAssembler, whole_reply_chunks
 from lantern.escaping import public_url, replace_surrogates
 
@@ -143,7 +140,8 @@ class ModelClient:
             return await diagnose(exc, self.base_url, self.model, self._prober)
         return exc
 
-    async def _create(self, request: ChatTurn) -> Any:
+    async def _open(self, request: ChatTurn, stack: AsyncExitStack) -> httpx2.Response:
+        """Send the request; its response, unread, closed with `stack`."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             # A name or text the model made up may hold a lone surrogate: no UTF-8 for it.
@@ -162,89 +160,91 @@ class ModelClient:
             kwargs["stream_options"] = {"include_usage": True}
         if self.max_output_tokens is not None:
             kwargs[self._token_param] = self.max_output_tokens
+        create = self._client.chat.completions.with_streaming_response.create
         try:
-            return await self._client.chat.completions.create(**kwargs)
+            opened: openai.AsyncAPIResponse[Any] = await stack.enter_async_context(create(**kwargs))
+            return opened.http_response
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             if self._usage_option and _rejects_stream_options(exc):
                 log.info("endpoint rejects stream_options; asking without usage")
                 self._usage_option = False
-                return await self._create(request)
+                return await self._open(request, stack)
             if self.max_output_tokens is not None and _rejects_param(exc, self._token_param):
                 other = {"max_tokens": "max_completion_tokens"}.get(self._token_param, "max_tokens")
                 log.info("endpoint refuses %s; sending %s", self._token_param, other)
                 self._token_param = other
-                return await self._create(request)
+                return await self._open(request, stack)
             if request.tool_choice is not None and "tool_choice" in provider_errors.flat_text(
                 exc.body
             ):
                 # A server that takes tools but not this tool_choice: ask without tools.
                 log.info("endpoint rejects tool_choice; asking without tools")
-                return await self._create(replace(request, tools=None, tool_choice=None))
+                return await self._open(replace(request, tools=None, tool_choice=None), stack)
             refused = provider_errors.rejected_fields(exc.body, kwargs["messages"])
             if refused:
                 # A field another provider wants back is refused here: leave it off from now on.
                 log.info("endpoint refuses %s on assistant messages; leaving it off", refused)
                 self._dropped_fields |= refused
-                return await self._create(request)
+                return await self._open(request, stack)
             raise
 
     async def _stream(self, request: ChatTurn) -> Reply:
-        try:
-            stream = await self._create(request)
-        except openai.APIError as exc:
-            written = _failed_generation(exc.body)
-            if written is not None:
-                return self._written_reply(request, written)
-            raise self._translate(exc, tools_sent=bool(request.tools)) from None
-        assembler = self._assembler(request)
+        async with AsyncExitStack() as stack:
+            try:
+                response = await self._open(request, stack)
+            except openai.APIError as exc:
+                written = _failed_generation(exc.body)
+                if written is not None:
+                    return self._written_reply(request, written)
+                raise self._translate(exc, tools_sent=bool(request.tools)) from None
+            assembler = self._assembler(request)
+            events = EventStream(response.aiter_bytes())
+            try:
+                await self._read(response, events, assembler)
+            except StreamedError as exc:  # an error object inside a 200 stream
+                written = _failed_generation(exc.body)
+                if written is not None:
+                    return self._written_reply(request, written)
+                raise stream_error(exc.body) from None
+        return self._finish(request, assembler, said_done=events.done)
+
+    async def _read(
+        self, response: httpx2.Response, events: EventStream, assembler: ReplyAssembler
+    ) -> None:
+        """Feed the reply's chunks to `assembler`, with a watchdog on the stream."""
+        kind = content_type(response)
         loop = asyncio.get_running_loop()
-        kind = content_type(stream)
         try:
             # One watchdog for the whole stream, pushed back on every chunk.
             async with asyncio.timeout(self.stall_timeout) as watchdog:
                 if kind.startswith("application/json"):
                     # The server ignored stream=True or sent only an error.
-                    for chunk in whole_reply_chunks(await read_json(stream)):
+                    for chunk in whole_reply_chunks(await read_json(response)):
                         assembler.feed(chunk)
                 elif kind.startswith(("text/html", "application/xhtml")):
-                    raise _web_page(await read_body(stream), self.where)
+                    raise _web_page(await read_body(response), self.where)
                 else:
-                    async for chunk in stream:
+                    async for data in events:
                         watchdog.reschedule(loop.time() + self.stall_timeout)
-                        assembler.feed(chunk)
-        except ModelError:
+                        assembler.feed(_chunk(data))
+        except (ModelError, StreamedError):
             raise
-        except openai.APIConnectionError as exc:  # the SDK wraps transport errors mid-stream
-            raise ModelError(
-                "stream", f"the model's stream broke off ({type(exc.__cause__ or exc).__name__})"
-            ) from None
-        except openai.APIStatusError as exc:
-            raise self._translate(exc, tools_sent=bool(request.tools)) from None
-        except openai.APIError as exc:  # an error object inside a 200 stream
-            written = _failed_generation(exc.body)
-            if written is not None:
-                return self._written_reply(request, written)
-            raise stream_error(exc.body if exc.body is not None else exc.message) from None
         except TimeoutError:
             raise ModelError(
                 "stream", f"the model's stream stalled for {self.stall_timeout:g} s"
             ) from None
-        except Exception as exc:  # httpx transport errors surface raw mid-stream
+        except Exception as exc:  # transport errors and bytes that are not SSE's JSON
             raise ModelError(
                 "stream", f"the model's stream broke off ({type(exc).__name__})"
             ) from None
-        finally:
-            await stream.close()
-        return self._finished(request, assembler.finish(), said_done(stream))
 
-    def _finished(self, request: ChatTurn, reply: Reply, done: bool) -> Reply:
-        """The reply of a stream that ended (`done`: with `[DONE]`): checked whole, its
-        outcome for a cut-off or filtered answer, its usage (estimated when none came)."""
+    def _finish(self, request: ChatTurn, assembler: ReplyAssembler, *, said_done: bool) -> Reply:
+        reply = assembler.finish()
         if reply.finish_reason is None:
             # Some servers never set finish_reason; `[DONE]` after a reply still ends it.
             # Without either, the stream was cut short.
             said = reply.content or reply.tool_calls or reply.reasoning
-            if not (said and done):
+            if not (said and said_done):
                 raise ModelError("stream", "the model's stream ended before the reply was complete")
             reply.finish_reason = "stop"
         if reply.finish_reason in ("length", "content_filter"):
@@ -317,6 +317,12 @@ class ModelClient:
                 location=headers.get("location"),
             )
         return stream_error(exc.body if exc.body is not None else exc.message)
+
+
+def _chunk(data: Any) -> Any:
+    """An event's JSON as the SDK's chunk type (unvalidated: servers vary), as the SDK's
+    own stream would give it."""
+    return ChatCompletionChunk.construct(**data) if isinstance(data, dict) else data
 
 
 def _web_page(page: str, where: str) -> ModelError:

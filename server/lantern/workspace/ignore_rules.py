@@ -1,7 +1,7 @@
 """One ignore file compiled for fast, exact, one-level-at-a-time checks.
 
-Patterns are parsed by pathspec (git's wildmatch rules) and then sorted into
-lookup tables, so a check costs a few dict lookups instead of one regex per
+Patterns are parsed by `ignore_glob.parse_line` (git's rules) and then sorted into
+lookup tables, so a check costs a few dict lookups instead of one match per
 pattern: a 50,000-line `.gitignore` costs about as much per path as a short one.
 When no pattern of a file looks at folders, a verdict depends on the name alone and
 is remembered by name (the compiled rules never change; a changed file is re-parsed).
@@ -25,53 +25,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-from lantern.workspace.ignore_glob import ComponentGlob
+from lantern.workspace.ignore_glob import PathGlob, Pattern, parse_line
 from lantern.workspace.names import EXACT, Names
 
-_UNANCHORED = "^(?:.+/)?"
-_ANY_END = "(?:(?P<ps_d>/)|$)"
-_DIR_END = "(?P<ps_d>/)"
 _PLAIN = re.compile(r"(!?)(\*\.|)([A-Za-z0-9._\-+@=,~%/]+?)(\*?)")
-_GLOB_CHARS = re.compile(r"(?<!\\)[\[\]*?()|+{}^$.]")
 _MAX_REMEMBERED = 1 << 16  # verdicts by name kept per ignore file
 
 # (index, include, dir_only)
 _Entry = tuple[int, bool, bool]
-
-
-class _Lazy:
-    """A regex compiled on first use: most of a big file's patterns are never needed."""
-
-    __slots__ = ("_compiled", "source")
-    needs: frozenset[str] = frozenset()  # a regex may match any path
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self._compiled: re.Pattern[str] | None = None
-
-    def match(self, text: str) -> bool:
-        if self._compiled is None:
-            self._compiled = re.compile(self.source)
-        return self._compiled.match(text) is not None
-
-
-def _matcher(body: str, end: str) -> _Lazy | ComponentGlob:
-    """The regex `body + end`, or its linear-time equivalent when it has several `**`."""
-    return ComponentGlob.build(body, end) or _Lazy(body + end)
-
-
-# (index, include, regex)
-_RegexEntry = tuple[int, bool, _Lazy | ComponentGlob]
-
-
-def _literal(fragment: str) -> str | None:
-    """The plain text a regex fragment stands for, or None when it has wildcards."""
-    if _GLOB_CHARS.search(fragment):
-        return None
-    text = re.sub(r"\\(.)", r"\1", fragment)
-    return text if re.escape(text) == fragment else None
+# (index, include, matcher)
+_GlobEntry = tuple[int, bool, PathGlob]
 
 
 @dataclass
@@ -86,10 +49,10 @@ class CompiledRules:
     _prefixes: dict[str, list[_Entry]] = field(default_factory=dict)  # `cache*`
     _prefix_lengths: set[int] = field(default_factory=set)
     _paths: dict[str, list[_Entry]] = field(default_factory=dict)  # literal anchored paths
-    _by_folder: dict[str, list[_RegexEntry]] = field(default_factory=dict)  # `dir/sub/*.tmp`
-    _floating: dict[str, list[_RegexEntry]] = field(default_factory=dict)  # `**/dir/x?.md`
-    _base_regexes: list[_RegexEntry] = field(default_factory=list)
-    _path_regexes: list[_RegexEntry] = field(default_factory=list)
+    _by_folder: dict[str, list[_GlobEntry]] = field(default_factory=dict)  # `dir/sub/*.tmp`
+    _floating: dict[str, list[_GlobEntry]] = field(default_factory=dict)  # `**/dir/x?.md`
+    _base_globs: list[_GlobEntry] = field(default_factory=list)
+    _path_globs: list[_GlobEntry] = field(default_factory=list)
     # Verdicts by base name, when no pattern looks at the folders (the rules never change).
     _by_name: dict[tuple[str, bool, bool], bool | None] | None = None
 
@@ -101,27 +64,23 @@ class CompiledRules:
         for index, line in enumerate(lines):
             if rules._add_plain(index, line):
                 continue
-            try:
-                regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-            except Exception:  # git skips a line it cannot parse; so do we
-                continue
-            if regex is None or include is None:
-                continue
-            rules._add(index, bool(include), str(regex))
+            pattern = parse_line(line)
+            if pattern is not None:  # None: a comment, or a line git skips
+                rules._add(index, pattern)
         for table in (
             rules._by_folder.values(),
             rules._floating.values(),
-            [rules._base_regexes, rules._path_regexes],
+            [rules._base_globs, rules._path_globs],
         ):
             for entries in table:
                 entries.sort(key=lambda e: e[0])
-        if not (rules._paths or rules._by_folder or rules._floating or rules._path_regexes):
+        if not (rules._paths or rules._by_folder or rules._floating or rules._path_globs):
             rules._by_name = {}
         return rules
 
     def _add_plain(self, index: int, line: str) -> bool:
-        """The common lines (`name`, `dir/`, `/a/b`, `*.ext`, `prefix*`) without pathspec:
-        a big generated ignore file is mostly these, and parsing them is the slow part."""
+        """The common lines (`name`, `dir/`, `/a/b`, `*.ext`, `prefix*`) without the glob
+        parser: a big generated ignore file is mostly these, and parsing is the slow part."""
         found = _PLAIN.fullmatch(line)
         if found is None:
             return False
@@ -150,66 +109,54 @@ class CompiledRules:
             self._names.setdefault(body, []).append((index, include, dir_only))
         return True
 
-    def _add(self, index: int, include: bool, regex: str) -> None:
-        if regex in (".", _DIR_END):  # `*`, `**`: everything; `*/`, `**/`: every folder
-            entry = (index, include, _Lazy(".*/\\Z" if regex == _DIR_END else ".*"))
-            self._base_regexes.append(entry)
+    def _add(self, index: int, pattern: Pattern) -> None:
+        """Sort a pattern into the table that finds it with the fewest checks."""
+        entry = (index, pattern.ignores, pattern.end == "dir")
+        glob = PathGlob(pattern)
+        groups, inside = pattern.groups, pattern.end == "inside"
+        if not groups:  # `**`, `**/`: every path, every folder
+            self._base_globs.append((index, pattern.ignores, glob))
             return
-        if regex.endswith(_ANY_END):
-            body, dir_only, end = regex[: -len(_ANY_END)], False, "/?\\Z"
-        elif regex.endswith(_DIR_END):
-            body, dir_only, end = regex[: -len(_DIR_END)], True, "/\\Z"
-        elif regex.endswith("/") and regex.startswith("^"):  # `foo/**`: what is inside foo
-            body, dir_only, end = regex, False, ".+\\Z"
-        else:  # a shape we do not know: its own regex, anywhere in the path
-            self._path_regexes.append((index, include, _Lazy(regex)))
+        if not pattern.anchored and len(groups) == 1 and len(groups[0]) == 1 and not inside:
+            name = groups[0][0]  # a name at any depth
+            if name.literal is not None:
+                self._names.setdefault(name.literal, []).append(entry)
+            elif name.suffix is not None:
+                self._suffixes.setdefault(name.suffix, []).append(entry)
+                self._suffix_lengths.add(len(name.suffix))
+            elif name.prefix is not None:
+                self._prefixes.setdefault(name.prefix, []).append(entry)
+                self._prefix_lengths.add(len(name.prefix))
+            else:
+                self._base_globs.append((index, pattern.ignores, glob))
             return
-        if body.startswith(_UNANCHORED) and "/" not in body[len(_UNANCHORED) :].replace("[^/]", ""):
-            name = body[len(_UNANCHORED) :]
-            literal = _literal(name)
-            if literal is not None:
-                self._names.setdefault(literal, []).append((index, include, dir_only))
-                return
-            if name.startswith("[^/]*") and (ext := _literal(name[5:])) is not None:
-                self._suffixes.setdefault(ext, []).append((index, include, dir_only))
-                self._suffix_lengths.add(len(ext))
-                return
-            if name.endswith("[^/]*") and (start := _literal(name[:-5])) is not None:
-                self._prefixes.setdefault(start, []).append((index, include, dir_only))
-                self._prefix_lengths.add(len(start))
-                return
-            self._base_regexes.append((index, include, _Lazy("^" + name + end)))
+        first = groups[0]
+        if not pattern.anchored:  # `**/dir/x?.md`: found by the folder name it starts with
+            if first[0].literal is not None:
+                self._floating.setdefault(first[0].literal, []).append(
+                    (index, pattern.ignores, glob)
+                )
+            else:
+                self._path_globs.append((index, pattern.ignores, glob))
             return
-        if body.startswith(_UNANCHORED):
-            first = body[len(_UNANCHORED) :].split("/", 1)[0]
-            if first and (segment := _literal(first)) is not None:
-                self._floating.setdefault(segment, []).append((index, include, _matcher(body, end)))
-                return
-        if body.startswith("^") and (literal := _literal(body[1:])) is not None and end != ".+\\Z":
-            self._paths.setdefault(literal, []).append((index, include, dir_only))
+        # The literal folders an anchored pattern starts with (`sub/dir/` of `sub/dir/*.tmp`).
+        folders = first if inside or len(groups) > 1 else first[:-1]
+        literal: list[str] = []
+        for name in folders:
+            if name.literal is None:
+                break
+            literal.append(name.literal)
+        last = first[-1].literal
+        if len(groups) == 1 and not inside and len(literal) == len(first) - 1 and last is not None:
+            self._paths.setdefault("/".join([*literal, last]), []).append(entry)  # `/a/b`, `a/b/`
             return
-        compiled = _matcher(body, end)
-        folder = self._literal_folder(body)
-        if folder is None:
-            self._path_regexes.append((index, include, compiled))
+        if literal:
+            folder = "/".join(literal) + "/"
+            self._by_folder.setdefault(folder, []).append((index, pattern.ignores, glob))
         else:
-            self._by_folder.setdefault(folder, []).append((index, include, compiled))
+            self._path_globs.append((index, pattern.ignores, glob))
 
-    @staticmethod
-    def _literal_folder(body: str) -> str | None:
-        """`sub/dir/` for `^sub/dir/[^/]*\\.tmp`: the literal folder a pattern lives in."""
-        if not body.startswith("^"):
-            return None
-        cut = body.rfind("/")
-        while cut > 0:
-            if _literal(body[1 : cut + 1]) is not None:
-                return re.sub(r"\\(.)", r"\1", body[1 : cut + 1])
-            cut = body.rfind("/", 0, cut)
-        return None
-
-    def verdict(
-        self, parts: tuple[str, ...], is_dir: bool, aliases: bool = False
-    ) -> bool | None:
+    def verdict(self, parts: tuple[str, ...], is_dir: bool, aliases: bool = False) -> bool | None:
         """True (ignored), False (re-included) or None, for `parts` relative to the file."""
         return self.verdict_in(parts[:-1], parts[-1], is_dir, aliases)
 
@@ -248,38 +195,33 @@ class CompiledRules:
         for length in self._prefix_lengths:
             if length <= len(name):
                 entries += self._prefixes.get(name[:length], ())
+        rel = ""
         if self._paths:
-            entries += self._paths.get("/".join(parts), ())
+            rel = "/".join(parts)
+            entries += self._paths.get(rel, ())
         best, include = -1, False
         for index, inc, dir_only in entries:
             if index > best and (is_dir or not dir_only):
                 best, include = index, inc
-        if self._base_regexes:
+        if self._base_globs:
             match_name = name + "/" if is_dir else name
-            best, include = _scan(self._base_regexes, match_name, best, include)
-        if self._by_folder or self._path_regexes or self._floating:
-            best, include = self._path_verdict(parts, is_dir, best, include)
+            best, include = _scan(self._base_globs, match_name, best, include)
+        if self._by_folder or self._path_globs or self._floating:
+            rel = rel or "/".join(parts)
+            match_rel = rel + "/" if is_dir else rel
+            present = set(parts)  # lets _scan skip rules naming a folder not in the path
+            if self._floating:
+                for part in set(parts[:-1]):
+                    found = self._floating.get(part)
+                    if found:
+                        best, include = _scan(found, match_rel, best, include, present)
+            if self._by_folder:
+                for cut in _slashes(rel):
+                    found = self._by_folder.get(rel[: cut + 1])
+                    if found:
+                        best, include = _scan(found, match_rel, best, include)
+            best, include = _scan(self._path_globs, match_rel, best, include, present)
         return include if best >= 0 else None
-
-    def _path_verdict(
-        self, parts: tuple[str, ...], is_dir: bool, best: int, include: bool
-    ) -> tuple[int, bool]:
-        """`_verdict`'s rules that match the whole relative path, after `best`."""
-        rel = "/".join(parts)
-        match_rel = rel + "/" if is_dir else rel
-        present = set(parts)  # lets _scan skip rules naming a folder not in the path
-        if self._floating:
-            for part in set(parts[:-1]):
-                found = self._floating.get(part)
-                if found:
-                    best, include = _scan(found, match_rel, best, include, present)
-        if self._by_folder:
-            for cut in _slashes(rel):
-                found = self._by_folder.get(rel[: cut + 1])
-                if found:
-                    best, include = _scan(found, match_rel, best, include)
-        best, include = _scan(self._path_regexes, match_rel, best, include, present)
-        return best, include
 
 
 def _slashes(text: str) -> Iterator[int]:
@@ -290,7 +232,7 @@ def _slashes(text: str) -> Iterator[int]:
 
 
 def _scan(
-    entries: list[_RegexEntry],
+    entries: list[_GlobEntry],
     text: str,
     best: int,
     include: bool,
