@@ -87,26 +87,9 @@ def findings(source: str, where: str = "<code>") -> list[str]:
         found.append(f"{where}:{getattr(node, 'lineno', 0)}: {what}")
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if not _third_party(alias.name):
-                    continue
-                if any(_private(part) for part in alias.name.split(".")):
-                    report(node, f"import {alias.name}")
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    bound[top] = top
-        elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module or not _third_party(node.module):
-                continue
-            if any(_private(part) for part in node.module.split(".")):
-                report(node, f"from {node.module} import …")
-            for alias in node.names:
-                if _private(alias.name):
-                    report(node, f"from {node.module} import {alias.name}")
-                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for what in _bind_import(node, bound):
+                report(node, what)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             root = _root(node)
@@ -117,6 +100,29 @@ def findings(source: str, where: str = "<code>") -> list[str]:
         elif isinstance(node, ast.ClassDef):
             found += _private_members(node, bound, where)
     return found
+
+
+def _bind_import(node: ast.Import | ast.ImportFrom, bound: dict[str, str]) -> list[str]:
+    """Record in `bound` what a third-party import binds; return its private names."""
+    private: list[str] = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if not _third_party(alias.name):
+                continue
+            if any(_private(part) for part in alias.name.split(".")):
+                private.append(f"import {alias.name}")
+            top = alias.name.split(".")[0]
+            bound[alias.asname or top] = alias.name if alias.asname else top
+        return private
+    if node.level or not node.module or not _third_party(node.module):
+        return private
+    if any(_private(part) for part in node.module.split(".")):
+        private.append(f"from {node.module} import …")
+    for alias in node.names:
+        if _private(alias.name):
+            private.append(f"from {node.module} import {alias.name}")
+        bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return private
 
 
 def _reflects_private(call: ast.Call) -> bool:

@@ -188,6 +188,20 @@ class CompiledRules:
 
     def _verdict(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:
         name = parts[-1]
+        best, include = -1, False
+        for index, inc, dir_only in self._literal_entries(parts):
+            if index > best and (is_dir or not dir_only):
+                best, include = index, inc
+        if self._base_globs:
+            match_name = name + "/" if is_dir else name
+            best, include = _scan(self._base_globs, match_name, best, include)
+        if self._by_folder or self._path_globs or self._floating:
+            best, include = self._path_verdict(parts, is_dir, best, include)
+        return include if best >= 0 else None
+
+    def _literal_entries(self, parts: tuple[str, ...]) -> list[_Entry]:
+        """The rules found by looking `parts` up: by name, suffix, prefix and whole path."""
+        name = parts[-1]
         entries: list[_Entry] = list(self._names.get(name, ()))
         for length in self._suffix_lengths:
             if length <= len(name):
@@ -195,33 +209,29 @@ class CompiledRules:
         for length in self._prefix_lengths:
             if length <= len(name):
                 entries += self._prefixes.get(name[:length], ())
-        rel = ""
         if self._paths:
-            rel = "/".join(parts)
-            entries += self._paths.get(rel, ())
-        best, include = -1, False
-        for index, inc, dir_only in entries:
-            if index > best and (is_dir or not dir_only):
-                best, include = index, inc
-        if self._base_globs:
-            match_name = name + "/" if is_dir else name
-            best, include = _scan(self._base_globs, match_name, best, include)
-        if self._by_folder or self._path_globs or self._floating:
-            rel = rel or "/".join(parts)
-            match_rel = rel + "/" if is_dir else rel
-            present = set(parts)  # lets _scan skip rules naming a folder not in the path
-            if self._floating:
-                for part in set(parts[:-1]):
-                    found = self._floating.get(part)
-                    if found:
-                        best, include = _scan(found, match_rel, best, include, present)
-            if self._by_folder:
-                for cut in _slashes(rel):
-                    found = self._by_folder.get(rel[: cut + 1])
-                    if found:
-                        best, include = _scan(found, match_rel, best, include)
-            best, include = _scan(self._path_globs, match_rel, best, include, present)
-        return include if best >= 0 else None
+            entries += self._paths.get("/".join(parts), ())
+        return entries
+
+    def _path_verdict(
+        self, parts: tuple[str, ...], is_dir: bool, best: int, include: bool
+    ) -> tuple[int, bool]:
+        """`_verdict`'s rules that match the whole relative path, after `best`."""
+        rel = "/".join(parts)
+        match_rel = rel + "/" if is_dir else rel
+        present = set(parts)  # lets _scan skip rules naming a folder not in the path
+        if self._floating:
+            for part in set(parts[:-1]):
+                found = self._floating.get(part)
+                if found:
+                    best, include = _scan(found, match_rel, best, include, present)
+        if self._by_folder:
+            for cut in _slashes(rel):
+                found = self._by_folder.get(rel[: cut + 1])
+                if found:
+                    best, include = _scan(found, match_rel, best, include)
+        best, include = _scan(self._path_globs, match_rel, best, include, present)
+        return best, include
 
 
 def _slashes(text: str) -> Iterator[int]:
