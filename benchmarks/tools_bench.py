@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lantern.approvals import Decision, Fixed
-from lantern.tools import ripgrep, search
+from lantern.tools import search
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
-from lantern.tools.results import ResultFilter
+from lantern.tools.ripgrep import process as ripgrep
+from lantern.tools.ripgrep.result_filter import ResultFilter
 from lantern.tools.schemas import SearchArgs
 from lantern.workspace.roots import Target, Workspace
 

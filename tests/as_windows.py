@@ -65,6 +65,6 @@ if __name__ == "__main__":
     become_windows()
     if "lantern" in sys.modules:
         raise SystemExit("as_windows.py: lantern was imported before the emulation began")
-    from lantern.cli import main
+    from lantern.cli.commands import main
 
     sys.exit(main(sys.argv[1:]))

@@ -8,7 +8,7 @@ never learns who answered. Two approvers exist:
   and `lantern ask --approve allow|deny`.
 - `Remembering` applies `approval.mode` and `approval.allow`, then the answers
   it remembers, and only then asks a person through a `Prompt`: the editor's
-  (`lsp/approver.py`) or the terminal's (`cli_ask.py`).
+  (`lsp/approver.py`) or the terminal's (`cli/ask.py`).
 
 What each answer covers:
 

@@ -24,8 +24,8 @@ from lantern.workspace.roots import Workspace
 if TYPE_CHECKING:
     from lantern.agent.conversation import Conversations, HistoryTurn
     from lantern.agent.loop import AskResult, EventSink
-    from lantern.agent.model import ModelClient
-    from lantern.agent.model_lists import LocalServer, ModelList
+    from lantern.agent.provider.client import ModelClient
+    from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.grants import Grant
     from lantern.tools.base import SeenSpan
 
@@ -138,13 +138,13 @@ class Session:
 
     async def models(self) -> ModelList:
         """The models of the endpoint the settings resolve to, or why there are none."""
-        from lantern.agent.model_lists import endpoint_models
+        from lantern.agent.provider.model_lists import endpoint_models
 
         return await endpoint_models(self.settings, self.environ)
 
     async def local_servers(self) -> list[LocalServer]:
         """The model servers answering on this machine (no key is sent to them)."""
-        from lantern.agent.model_lists import local_candidates, probe_local_servers
+        from lantern.agent.provider.model_lists import local_candidates, probe_local_servers
 
         return await probe_local_servers(local_candidates(self.environ))
 
@@ -174,8 +174,8 @@ class Session:
         )
 
     def _model(self) -> ModelClient:
-        from lantern.agent.endpoint import resolve_endpoint
-        from lantern.agent.model import ModelClient
+        from lantern.agent.provider.client import ModelClient
+        from lantern.agent.provider.endpoint import resolve_endpoint
 
         endpoint = resolve_endpoint(self.settings, self.environ)
         settings = self.settings

@@ -142,7 +142,15 @@ class Lantern:
         as_json: bool = True,
     ) -> list[str]:
         folder = workspace or self.project.root
-        cmd = [sys.executable, "-m", "lantern.cli", "ask", question, "--workspace", str(folder)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lantern.cli",
+            "ask",
+            question,
+            "--workspace",
+            str(folder),
+        ]
         if base_url is not None:
             cmd += ["--base-url", self.fake.base_url if base_url == "fake" else base_url]
         if model is not None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantern.agent import call_markup
+from lantern.agent.protocol import markup as call_markup
 from lantern.agent.reply import ChatTurn, ModelError, Reply, ToolCall, Usage
 
 

@@ -444,15 +444,15 @@ def test_params_of_the_wrong_shape_are_invalid_params_that_say_why(
     raw_server.assert_serving()
 
 
-def test_fields_a_client_adds_are_ignored(raw_server: RawServer, fake: FakeOpenAI) -> None:
-    raw_server.request("r", "lantern/resetConversation", {"conversationId": "x", "tabId": 3})
-    assert raw_server.response("r").get("result") == {"reset": False}
+def test_fields_a_client_adds_are_ignored(fresh_server: RawServer, fake: FakeOpenAI) -> None:
+    fresh_server.request("r", "lantern/resetConversation", {"conversationId": "x", "tabId": 3})
+    assert fresh_server.response("r").get("result") == {"reset": False}
     fake.add_turns([{"content": "Hello."}])
     params = {"question": "Hi?", "clientTurn": {"n": 1}, "context": None, "history": None}
-    raw_server.request("a", "lantern/ask", params)
-    reply = raw_server.response("a", timeout=30)
+    fresh_server.request("a", "lantern/ask", params)
+    reply = fresh_server.response("a")
     assert reply["result"]["answer"] == "Hello.", reply
-    _ends_cleanly(raw_server)
+    _ends_cleanly(fresh_server)
 
 
 def _audit_lines(home: Path) -> list[dict[str, Any]]:
@@ -461,7 +461,7 @@ def _audit_lines(home: Path) -> list[dict[str, Any]]:
 
 
 def test_exit_ends_the_process_with_the_audit_log_written(
-    raw_server: RawServer, fake: FakeOpenAI, tmp_path: Path
+    fresh_server: RawServer, fake: FakeOpenAI, tmp_path: Path
 ) -> None:
     """`exit` ends the process at once (the speed is measured in benchmarks/server_bench.py;
     here only a hang fails), with every audit record of the question on disk."""
@@ -471,18 +471,18 @@ def test_exit_ends_the_process_with_the_audit_log_written(
             {"content": "It prints hello."},
         ]
     )
-    raw_server.notify(
+    fresh_server.notify(
         "workspace/didChangeConfiguration",
         {"settings": {"lantern": {"approval": {"mode": "workspace"}}}},
     )
-    raw_server.request(2, "lantern/ask", {"question": "What does main.py print?"})
-    assert raw_server.response(2, timeout=30)["result"]["stopReason"] == "done"
-    _ends_cleanly(raw_server)
+    fresh_server.request(2, "lantern/ask", {"question": "What does main.py print?"})
+    assert fresh_server.response(2)["result"]["stopReason"] == "done"
+    _ends_cleanly(fresh_server)
     kinds = [(r["kind"], r.get("tool")) for r in _audit_lines(tmp_path / "home")]
     assert kinds.count(("tool", "read_file")) == 1 and kinds.count(("model", None)) == 2
 
 
-def test_exit_without_shutdown_exits_1(raw_server: RawServer) -> None:
-    raw_server.notify("exit")
-    assert raw_server.proc.wait(timeout=TIMEOUT) == 1
-    assert raw_server.stdout_closed.wait(TIMEOUT)
+def test_exit_without_shutdown_exits_1(fresh_server: RawServer) -> None:
+    fresh_server.notify("exit")
+    assert fresh_server.proc.wait(timeout=TIMEOUT) == 1
+    assert fresh_server.stdout_closed.wait(TIMEOUT)

@@ -109,11 +109,12 @@ local function run()
   -- 2. Deny a read.
   ask('What does the readme say?', { 'Deny' })
 
-  -- 3. Cancel a question while the model is slow, then 4. ask the next one.
+  -- 3. Cancel a question while the model is slow (its reply stalls halfway), then 4. ask the next one.
   ask('Slow one?', {}, function(cancelled, request_id)
-    wait('the slow question to start', function()
+    -- Its answer has begun to arrive, so the model was asked before the cancel.
+    wait('the slow answer to start', function()
       for _, event in ipairs(events) do
-        if event.requestId == request_id then
+        if event.requestId == request_id and event.kind == 'answerDelta' then
           return true
         end
       end

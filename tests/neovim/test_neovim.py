@@ -110,7 +110,7 @@ def test_neovim_asks_allows_denies_cancels_and_lists_references(
             {"content": ANSWER},
             {"tool_calls": [read_call("c2", "README.md")]},
             {"content": "I was not allowed to read it."},
-            {"content": "too late", "delay": 30},
+            {"content": "A slow answer, cut off by the cancel.", "fault": "stall"},
             {"content": "Next answer."},
         ]
     )

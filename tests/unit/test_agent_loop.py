@@ -23,11 +23,11 @@ from typing import Any
 import pytest
 from lantern.agent.conversation import Conversation, estimate_tokens
 from lantern.agent.loop import Agent, AskResult, Event, Limits
-from lantern.agent.model import ModelClient
 from lantern.agent.prompts import system_prompt
+from lantern.agent.protocol.text_words import RESULTS_HEADER, render_results
+from lantern.agent.protocol.text_words import Outcome as Result
+from lantern.agent.provider.client import ModelClient
 from lantern.agent.reply import ChatModel, ModelError
-from lantern.agent.text_protocol import RESULTS_HEADER, render_results
-from lantern.agent.text_protocol import Outcome as Result
 from lantern.approvals import (
     ApprovalRequest,
     Decision,

@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from lantern.agent.loop import AskResult
-from lantern.agent.model import Usage
+from lantern.agent.provider.client import Usage
 from lantern.agent.references import Reference
 from lantern.agent.tool_round import ToolCallRecord, tool_event
-from lantern.cli_output import EventPrinter, print_json, print_text
+from lantern.cli.output import EventPrinter, print_json, print_text
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
 

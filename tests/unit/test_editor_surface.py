@@ -21,7 +21,7 @@ from lantern.agent.conversation import (
     history_turns,
 )
 from lantern.agent.loop import Agent
-from lantern.agent.model import ModelClient
+from lantern.agent.provider.client import ModelClient
 from lantern.approvals import (
     ApprovalRequest,
     Decision,
@@ -29,7 +29,7 @@ from lantern.approvals import (
     Remembering,
     WorkspaceGrants,
 )
-from lantern.cli_output import EventPrinter
+from lantern.cli.output import EventPrinter
 from lantern.grants import list_grants, revoke_grant
 from lantern.workspace.jail import Identity
 from lantern.workspace.roots import Workspace

@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from lantern.agent.classify import redirect_target, status_error, stream_error
-from lantern.agent.diagnose import fixed_url
-from lantern.agent.endpoint import EndpointError, resolve_endpoint
 from lantern.agent.failure import Fix, ModelError
-from lantern.agent.provider_errors import describe, should_retry
-from lantern.cli_output import failure_lines
+from lantern.agent.provider.classify import redirect_target, status_error, stream_error
+from lantern.agent.provider.diagnose import fixed_url
+from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
+from lantern.agent.provider.error_body import describe, should_retry
+from lantern.cli.output import failure_lines
 from lantern.config import Settings
 
 WHERE = "https://api.example.com/v1"

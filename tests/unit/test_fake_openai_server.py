@@ -50,7 +50,7 @@ def test_binds_loopback_only(fake: FakeOpenAI) -> None:
 
 
 def test_streaming_text_assembles(fake: FakeOpenAI) -> None:
-    text = "The function main is defined in server/lantern/cli.py."
+    text = "The function main is defined in server/lantern/cli/commands.py."
     fake.add_turns([Turn(content=text)])
     stream = client(fake).chat.completions.create(model="m", messages=USER, stream=True)
     pieces: list[str] = []

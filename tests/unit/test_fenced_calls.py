@@ -14,12 +14,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from lantern.agent.call_markup import MARKERS, has_markup, parse
 from lantern.agent.conversation import Conversation
 from lantern.agent.loop import Agent, Event, Limits
-from lantern.agent.model import ModelClient
-from lantern.agent.text_protocol import RESULTS_HEADER
-from lantern.agent.think import ContentFilter
+from lantern.agent.protocol.markup import MARKERS, has_markup, parse
+from lantern.agent.protocol.text_words import RESULTS_HEADER
+from lantern.agent.protocol.think import ContentFilter
+from lantern.agent.provider.client import ModelClient
 from lantern.approvals import Decision, Fixed
 from lantern.settings import ToolProtocol
 from lantern.workspace.roots import Workspace

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from lantern.approvals import Decision, Fixed
 from lantern.tools.base import ToolContext
-from lantern.workspace.ignore import INLINE_PARSE_BYTES, IgnoreRules
-from lantern.workspace.ignore_rules import CompiledRules
+from lantern.workspace.ignore.compiled import CompiledRules
+from lantern.workspace.ignore.files import INLINE_PARSE_BYTES, IgnoreRules
 from lantern.workspace.roots import Workspace
 
 from tests.deep_tree import make_deep

@@ -21,9 +21,9 @@ import pathspec
 import pytest
 from lantern.approvals import Decision, Fixed
 from lantern.errors import ToolError
-from lantern.tools import ripgrep
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
+from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.schemas import LIST_MAX_RESULTS, SEARCH_MAX_RESULTS
 from lantern.workspace.policy import Policy, sensitive_component, sensitive_pair
 from lantern.workspace.roots import Target, Workspace

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from lantern.agent.model import ModelClient, ModelError, Reply
-from lantern.agent.provider_errors import describe
+from lantern.agent.provider.client import ModelClient, ModelError, Reply
+from lantern.agent.provider.error_body import describe
 from lantern.agent.reply import ChatTurn
 
 from tests.fakes.openai_server import FakeOpenAI, Turn

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from lantern.agent.endpoint import OPENAI
-from lantern.agent.model_lists import (
+from lantern.agent.provider.endpoint import OPENAI
+from lantern.agent.provider.model_lists import (
     configured_base_url,
     endpoint_models,
     local_candidates,

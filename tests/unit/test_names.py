@@ -17,7 +17,7 @@ from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, Wor
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
-from lantern.workspace.ignore_rules import CompiledRules
+from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.jail import Identity
 from lantern.workspace.names import (
     EXACT,

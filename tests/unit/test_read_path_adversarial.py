@@ -413,7 +413,7 @@ class Unprivileged:
 
 def _rg_for_others() -> bool:
     """Whether a user with no owner or group rights could run an rg the tools would find."""
-    from lantern.tools import ripgrep
+    from lantern.tools.ripgrep import process as ripgrep
 
     def others_may_run(path: str) -> bool:
         target = Path(path).resolve()

@@ -1,4 +1,4 @@
-"""Tests for lantern.workspace.redact.
+"""Tests for lantern.workspace.redact.redactor.
 
 Every secret is assembled at run time from harmless pieces so that the repository itself
 holds nothing a secret scanner would flag.
@@ -13,7 +13,7 @@ import string
 import time
 
 import pytest
-from lantern.workspace.redact import Redaction, redact
+from lantern.workspace.redact.redactor import Redaction, redact
 
 # --- fake secrets --------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import random
 import re
 
 import pytest
-from lantern.workspace.redact import redact
+from lantern.workspace.redact.redactor import redact
 from lantern.workspace.text import escape_content, hit_lines, window
 
 _rng = random.Random(4)

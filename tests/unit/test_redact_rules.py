@@ -13,7 +13,7 @@ import random
 import time
 
 import pytest
-from lantern.workspace.redact import redact
+from lantern.workspace.redact.redactor import redact
 
 _rng = random.Random(9)
 CANARY = "Cn4ry" + "-x7Q9-" + "w2Lk8Zp"  # 17 characters, looks random

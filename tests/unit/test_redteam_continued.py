@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lantern.workspace.redact import redact
+from lantern.workspace.redact.redactor import redact
 
 from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pathspec
 import pytest
-from lantern.workspace.ignore_glob import NameGlob, parse_line
-from lantern.workspace.ignore_rules import CompiledRules
+from lantern.workspace.ignore.compiled import CompiledRules
+from lantern.workspace.ignore.patterns import NameGlob, parse_line
 
 from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
 

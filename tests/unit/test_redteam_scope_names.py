@@ -13,7 +13,7 @@ import pytest
 from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
-from lantern.workspace.redact import redact
+from lantern.workspace.redact.redactor import redact
 from lantern.workspace.roots import Workspace
 
 from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws

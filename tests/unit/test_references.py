@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lantern.agent.conversation import Conversation, SeenLines
 from lantern.agent.loop import Agent, Limits
-from lantern.agent.model import ModelClient
+from lantern.agent.provider.client import ModelClient
 from lantern.agent.references import (
     Reference,
     check_references,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from lantern.errors import ToolError
-from lantern.tools.ripgrep import rg_binary
+from lantern.tools.ripgrep.process import rg_binary
 
 REAL_RG = rg_binary()  # the bundled rg, found before any test changes the lookup
 

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from lantern.tools import ripgrep
 from lantern.tools.registry import run_tool
+from lantern.tools.ripgrep import process as ripgrep
 from lantern.workspace.roots import Workspace
 
 from tests.unit.test_list_search import CANARY, PAYLOAD, SECRET_LINE, call, make_ctx, write, ws

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lantern.agent.model import ModelClient, Reply
+from lantern.agent.protocol.think import ContentFilter
+from lantern.agent.provider.client import ModelClient, Reply
 from lantern.agent.reply import ChatTurn
-from lantern.agent.think import ContentFilter
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.unit.test_stream_tool_calls import Make, chunk, make, sse

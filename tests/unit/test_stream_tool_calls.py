@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from lantern.agent.model import ModelClient, Reply
+from lantern.agent.provider.client import ModelClient, Reply
 from lantern.agent.reply import ChatTurn
 
 from tests.fakes.openai_server import FakeOpenAI, Turn

@@ -10,10 +10,11 @@ import json
 import re
 
 import pytest
-from lantern.agent import call_markup, text_protocol
-from lantern.agent.call_markup import parse
 from lantern.agent.message_order import with_notes
-from lantern.agent.text_protocol import Outcome, render_results, tools_prompt
+from lantern.agent.protocol import markup as call_markup
+from lantern.agent.protocol import text_words as text_protocol
+from lantern.agent.protocol.markup import parse
+from lantern.agent.protocol.text_words import Outcome, render_results, tools_prompt
 from lantern.tools.registry import tool_specs
 
 READ = '{"name": "read_file", "arguments": {"path": "src/app.py"}}'

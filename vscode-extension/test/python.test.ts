@@ -77,7 +77,7 @@ import sys, zipfile, base64, hashlib
 dest, version = sys.argv[1], sys.argv[2]
 files = {
     "lantern/__init__.py": "",
-    "lantern/cli.py": "import sys\\nif __name__ == '__main__':\\n    print('bundled lantern', ' '.join(sys.argv[1:]))\\n",
+    "lantern/cli/commands.py": "import sys\\nif __name__ == '__main__':\\n    print('bundled lantern', ' '.join(sys.argv[1:]))\\n",
     f"lantern-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: lantern\\nVersion: {version}\\n",
     f"lantern-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
 }
@@ -205,7 +205,7 @@ test("a repository's own modules never run: not while preparing, not when the se
   fs.mkdirSync(path.join(repo, "lantern"), { recursive: true });
   fs.writeFileSync(path.join(repo, "venv.py"), plant);
   fs.writeFileSync(path.join(repo, "lantern", "__init__.py"), plant);
-  fs.writeFileSync(path.join(repo, "lantern", "cli.py"), plant);
+  fs.writeFileSync(path.join(repo, "lantern", "cli/commands.py"), plant);
   const storage = path.join(tmp, "storage-hostile");
   const before = process.cwd();
   process.chdir(repo);

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lantern.agent.protocol import Name, result_ids
+from lantern.agent.protocol.seam import Name, result_ids
 from lantern.escaping import json_text
 
 if TYPE_CHECKING:

@@ -23,9 +23,9 @@ from typing import Any
 
 from lantern.agent.conversation import Conversation, estimate_tokens
 from lantern.agent.message_order import with_notes
-from lantern.agent.outcomes import cut_short
 from lantern.agent.prompts import system_prompt_async
-from lantern.agent.protocol import Offer, Read, Switch, ToolProtocol, protocol_for
+from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
+from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply
 from lantern.agent.result import AskResult, detail_json, usage_json

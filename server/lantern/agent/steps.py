@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from lantern.agent.protocol import Name
+from lantern.agent.protocol.seam import Name
 from lantern.agent.tool_round import StopReason
 
 

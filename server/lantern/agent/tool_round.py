@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lantern.agent.conversation import Conversation
-from lantern.agent.protocol import CallResult
+from lantern.agent.protocol.seam import CallResult
 from lantern.agent.reply import ModelError, ToolCall, Usage
 from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
 from lantern.approvals import Outcome as ApprovalOutcome

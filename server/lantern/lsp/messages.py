@@ -311,9 +311,7 @@ def _structure_own(converter: cattrs.Converter) -> Callable[[type], Any]:
         }
         # A result built from the session's dict must not lose a field the type lacks.
         closed = cls in (AskResult, ModelsResult)
-        return make_dict_structure_fn(
-            cls, converter, _cattrs_forbid_extra_keys=closed, **overrides
-        )
+        return make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=closed, **overrides)
 
     return factory
 

@@ -182,7 +182,7 @@ def _warm_up() -> None:
     """Import the agent stack in the background so the first question does not wait for it."""
     # The loop, and the HTTP client (openai is the slow import).
     import lantern.agent.loop
-    import lantern.agent.model  # noqa: F401
+    import lantern.agent.provider.client  # noqa: F401
 
 
 async def _progress_token(ls: LanternServer, given: str | int | None) -> str | int | None:
@@ -242,7 +242,7 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
     except NoWorkspace as exc:
         return translate.error_result(conversation_id, NoWorkspace.code, str(exc))
     except Exception as exc:
-        from lantern.agent.endpoint import EndpointError
+        from lantern.agent.provider.endpoint import EndpointError
 
         if not isinstance(exc, EndpointError):
             raise

@@ -8,9 +8,9 @@ from operator import itemgetter
 
 from lantern.approvals import human_size
 from lantern.errors import ToolError
-from lantern.tools import ripgrep
 from lantern.tools.base import ToolContext, ToolResult, approve
-from lantern.tools.results import (
+from lantern.tools.ripgrep import process as ripgrep
+from lantern.tools.ripgrep.result_filter import (
     FolderRules,
     ResultFilter,
     display,
@@ -19,7 +19,7 @@ from lantern.tools.results import (
     split_rel,
 )
 from lantern.tools.schemas import LIST_MAX_RESULTS, ListFilesArgs
-from lantern.workspace.ignore import NeedsWorker, inline_now
+from lantern.workspace.ignore.files import NeedsWorker, inline_now
 from lantern.workspace.roots import Opened
 
 _INLINE_DEPTH = 32  # deeper names are checked in a worker thread

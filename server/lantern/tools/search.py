@@ -14,11 +14,11 @@ import asyncio
 import stat
 
 from lantern.errors import ToolError
-from lantern.tools import ripgrep
 from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
-from lantern.tools.results import display, open_targets, prepare
+from lantern.tools.ripgrep import process as ripgrep
+from lantern.tools.ripgrep.hits import Collector, Hit
+from lantern.tools.ripgrep.result_filter import display, open_targets, prepare
 from lantern.tools.schemas import SEARCH_MAX_RESULTS, SearchArgs
-from lantern.tools.search_hits import Collector, Hit
 from lantern.workspace.roots import Opened, Root
 from lantern.workspace.text import MAX_FILE_BYTES
 

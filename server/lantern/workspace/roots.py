@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from lantern.errors import ToolError
-from lantern.workspace.ignore import IgnoreRules, IgnoreWalk, NeedsWorker, inline_only
+from lantern.workspace.ignore.files import IgnoreRules, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.jail import Identity, check_regular, open_beneath, real_components
 from lantern.workspace.names import EXACT, Names, probe_folds
 from lantern.workspace.paths import for_message, split_path

@@ -42,7 +42,7 @@ from lantern.workspace.lines import (
     split_lines,
     split_text,
 )
-from lantern.workspace.redact import BLOCK_HINT, YAML_HINT, redact
+from lantern.workspace.redact.redactor import BLOCK_HINT, YAML_HINT, redact
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_LINES = 400

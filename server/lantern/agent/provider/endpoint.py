@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lantern.agent.diagnose import model_ids, with_path
 from lantern.agent.failure import Fix, shown
+from lantern.agent.provider.diagnose import model_ids, with_path
 from lantern.config import Settings
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"

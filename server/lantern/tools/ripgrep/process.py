@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
 from lantern.errors import ToolError
-from lantern.workspace.ignore import NeedsWorker, inline_only
+from lantern.workspace.ignore.files import NeedsWorker, inline_only
 from lantern.workspace.roots import Opened, Root, Workspace
 
 try:
@@ -220,7 +220,7 @@ def folder_cwd(opened: Opened) -> str:
 
     Between that check and rg's start the folder could be swapped for another: rg
     never follows links, and every name or line it reports is checked again through
-    the jail from the root's handle before anything is shown (`tools/results.py`).
+    the jail from the root's handle before anything is shown (`tools/ripgrep/result_filter.py`).
     """
     proc = f"/proc/self/fd/{opened.fd}"
     if os.path.isdir(proc):

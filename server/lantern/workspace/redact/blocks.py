@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from lantern.workspace.secrets_values import (
+from lantern.workspace.redact.values import (
     KEYWORD,
     Edit,
     LineOf,

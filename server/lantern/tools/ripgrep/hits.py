@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lantern.errors import ToolError
-from lantern.tools.results import ResultFilter, split_rel
-from lantern.workspace.ignore import NeedsWorker, inline_now
+from lantern.tools.ripgrep.result_filter import ResultFilter, split_rel
+from lantern.workspace.ignore.files import NeedsWorker, inline_now
 from lantern.workspace.lines import breaks_before, ripgrep_lines
 from lantern.workspace.roots import Opened, Workspace
 from lantern.workspace.text import MAX_FILE_BYTES, hit_lines

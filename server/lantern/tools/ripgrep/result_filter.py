@@ -22,9 +22,9 @@ from typing import Literal
 
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
-from lantern.tools.ripgrep import ignore_file as ripgrep_ignore_flags
-from lantern.workspace.ignore import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
-from lantern.workspace.ignore_rules import CompiledRules
+from lantern.tools.ripgrep.process import ignore_file as ripgrep_ignore_flags
+from lantern.workspace.ignore.compiled import CompiledRules
+from lantern.workspace.ignore.files import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.jail import open_beneath, real_components
 from lantern.workspace.names import has_alias
 from lantern.workspace.policy import pair_folder, sensitive_component, sensitive_pair

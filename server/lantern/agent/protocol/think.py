@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from lantern.agent.call_markup import MARKERS, has_markup
+from lantern.agent.protocol.markup import MARKERS, has_markup
 
 # gpt-oss "harmony" format, as servers without its parser pass it through: reasoning in
 # the analysis channel up to <|end|>, the answer after the final channel's header, tool

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lantern.agent.call_tokens import CLOSE as _CLOSE
-from lantern.agent.call_tokens import OPEN as _OPEN
+from lantern.agent.protocol.native_tokens import CLOSE as _CLOSE
+from lantern.agent.protocol.native_tokens import OPEN as _OPEN
 from lantern.agent.reply import ToolCall
 
 RESULTS_HEADER = "[Lantern] Results of the tool calls in your last reply."

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from lantern.workspace.secrets_values import (
+from lantern.workspace.redact.values import (
     KEYWORD,
     Edit,
     LineOf,

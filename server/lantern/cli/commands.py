@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             refusal = unsupported()
             if refusal is not None:  # every tool would be refused: ask no model
                 raise UsageError(refusal)
-            from lantern.cli_ask import run_ask
+            from lantern.cli.ask import run_ask
 
             flags = {
                 "model": args.model,
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             )
         if args.command == "doctor":
-            from lantern.cli_doctor import run_doctor
+            from lantern.cli.doctor import run_doctor
 
             return run_doctor(_settings(), probe=args.probe)
         if args.command == "serve":

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lantern.errors import ToolError
-from lantern.workspace.ignore_rules import CompiledRules
+from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.jail import open_beneath
 from lantern.workspace.names import EXACT, Names, has_alias
 

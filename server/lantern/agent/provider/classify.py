@@ -14,8 +14,8 @@ import re
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from lantern.agent import provider_errors as pe
 from lantern.agent.failure import Fix, ModelError
+from lantern.agent.provider import error_body as pe
 from lantern.escaping import escape_line
 
 Server = Literal["ollama", "llama.cpp", "vllm", "tgi", "lmstudio", "openai", "azure", "other"]

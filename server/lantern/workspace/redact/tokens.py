@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lantern.workspace.secrets_values import Edit, LineOf, Span, apply_edits, marker
+from lantern.workspace.redact.values import Edit, LineOf, Span, apply_edits, marker
 
 
 def _token(prefix: str, width: int, alphabet: str, body: str) -> re.Pattern[str]:

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lantern.agent.diagnose import fixed_url
-from lantern.agent.endpoint import OPENAI, list_models, ollama_base_url
 from lantern.agent.failure import ErrorKind, Fix, ModelError
+from lantern.agent.provider.diagnose import fixed_url
+from lantern.agent.provider.endpoint import OPENAI, list_models, ollama_base_url
 from lantern.config import Settings
 from lantern.escaping import cap, escape_line, public_url
 

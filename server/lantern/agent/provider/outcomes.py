@@ -8,8 +8,8 @@ what to change.
 
 from __future__ import annotations
 
-from lantern.agent.classify import Server, context_fixes
 from lantern.agent.failure import Fix, ModelError
+from lantern.agent.provider.classify import Server, context_fixes
 
 _FILTER_NOTE = (
     "ask differently, or have the provider's content filter reviewed (Azure: the deployment's "

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantern.agent import call_tokens
+from lantern.agent.protocol import native_tokens as call_tokens
 from lantern.agent.reply import ToolCall, new_call_id
 
 _OPEN, _CLOSE = call_tokens.OPEN, call_tokens.CLOSE

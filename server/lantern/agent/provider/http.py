@@ -7,7 +7,7 @@
   redirected by 301/302 arrives as a GET without its body, and the model would be
   blamed), a query in the base URL (Azure's `api-version`) is sent with every
   request, and the `headers` setting is added (Azure's `api-key`).
-- The streamed reply itself is read from the raw response by `agent/sse.py`.
+- The streamed reply itself is read from the raw response by `agent/provider/sse.py`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import httpx2
 import openai
 
-from lantern.agent import provider_errors
 from lantern.agent.failure import ModelError
+from lantern.agent.provider import error_body as provider_errors
 
 
 async def mark_final_errors(response: httpx2.Response) -> None:

@@ -20,18 +20,23 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lantern import exit_codes
-from lantern.agent.endpoint import EndpointError, list_models, ollama_base_url, resolve_endpoint
+from lantern.agent.provider.endpoint import (
+    EndpointError,
+    list_models,
+    ollama_base_url,
+    resolve_endpoint,
+)
 from lantern.approvals import grants_path
 from lantern.audit import audit_path
 from lantern.config import Settings, config_path
 from lantern.errors import ToolError
 from lantern.escaping import public_url
 from lantern.platform_gate import unsupported
-from lantern.tools.ripgrep import rg_binary
+from lantern.tools.ripgrep.process import rg_binary
 from lantern.workspace.jail import readback_method
 
 if TYPE_CHECKING:  # the openai SDK loads only when the probe runs
-    from lantern.agent.model import ModelClient, Reply, ToolCall
+    from lantern.agent.provider.client import ModelClient, Reply, ToolCall
 
 
 def run_doctor(settings: Settings, *, probe: bool = False) -> int:
@@ -131,7 +136,7 @@ class ProbeFindings:
 
 async def run_probe(settings: Settings) -> bool:
     """One tool-call round trip; print what was seen. False when the round trip failed."""
-    from lantern.agent.model import ModelClient, ModelError
+    from lantern.agent.provider.client import ModelClient, ModelError
 
     try:
         endpoint = resolve_endpoint(settings, os.environ)
@@ -143,7 +148,7 @@ async def run_probe(settings: Settings) -> bool:
         f"Probe:        one get_time round trip with model {endpoint.model!r} "
         f"at {public_url(endpoint.base_url or 'https://api.openai.com/v1')} (no workspace content)"
     )
-    from lantern.cli_doctor_address import check_address
+    from lantern.cli.doctor_address import check_address
 
     base_url = endpoint.base_url or "https://api.openai.com/v1"
     address = await check_address(base_url, endpoint.model, endpoint.api_key, settings.headers)
@@ -173,8 +178,8 @@ async def run_probe(settings: Settings) -> bool:
 
 
 async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:
-    from lantern.agent.call_markup import has_markup
-    from lantern.agent.model import ModelError
+    from lantern.agent.protocol.markup import has_markup
+    from lantern.agent.provider.client import ModelError
     from lantern.agent.reply import ChatTurn
 
     messages = list(PROBE_MESSAGES)

@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from lantern.agent.call_markup import has_markup, parse, prose
-from lantern.agent.reply import ModelError, Reply, ToolCall
-from lantern.agent.text_protocol import (
+from lantern.agent.protocol.markup import has_markup, parse, prose
+from lantern.agent.protocol.text_words import (
     RESULTS_HEADER,
     Outcome,
     correction,
@@ -36,7 +35,8 @@ from lantern.agent.text_protocol import (
     render_results,
     tools_prompt,
 )
-from lantern.agent.text_protocol import result_ids as text_result_ids
+from lantern.agent.protocol.text_words import result_ids as text_result_ids
+from lantern.agent.reply import ModelError, Reply, ToolCall
 from lantern.settings import ToolProtocol as Mode
 
 Name = Literal["native", "text"]
@@ -113,9 +113,7 @@ class ToolProtocol(ABC):
         `ModelError` where the question cannot go on (`again`: it was corrected before)."""
 
     @abstractmethod
-    def history(
-        self, reply: Reply, read: Read, results: Sequence[CallResult]
-    ) -> list[Message]:
+    def history(self, reply: Reply, read: Read, results: Sequence[CallResult]) -> list[Message]:
         """The assistant turn that made the calls, then their results."""
 
     @staticmethod
@@ -166,9 +164,7 @@ class NativeProtocol(ToolProtocol):
             "run; set toolProtocol to 'auto' or 'text'",
         )
 
-    def history(
-        self, reply: Reply, read: Read, results: Sequence[CallResult]
-    ) -> list[Message]:
+    def history(self, reply: Reply, read: Read, results: Sequence[CallResult]) -> list[Message]:
         """The assistant message with its calls (provider fields kept), then one tool
         message per call id, in order. Broken arguments are kept as an empty object."""
         stubs = [
@@ -225,9 +221,7 @@ class TextProtocol(ToolProtocol):
             {"role": "user", "content": correction(read.errors)},
         ]
 
-    def history(
-        self, reply: Reply, read: Read, results: Sequence[CallResult]
-    ) -> list[Message]:
+    def history(self, reply: Reply, read: Read, results: Sequence[CallResult]) -> list[Message]:
         """The reply as written (markup included; native calls written as markup), then
         one user message with every result, fenced and marked as untrusted."""
         written = "".join(markup(call) for call in reply.tool_calls)

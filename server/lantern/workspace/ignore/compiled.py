@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from lantern.workspace.ignore_glob import PathGlob, Pattern, parse_line
+from lantern.workspace.ignore.patterns import PathGlob, Pattern, parse_line
 from lantern.workspace.names import EXACT, Names
 
 _PLAIN = re.compile(r"(!?)(\*\.|)([A-Za-z0-9._\-+@=,~%/]+?)(\*?)")

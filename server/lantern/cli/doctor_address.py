@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from lantern.agent.diagnose import Prober, fixed_url, origin
 from lantern.agent.failure import shown
+from lantern.agent.provider.diagnose import Prober, fixed_url, origin
 from lantern.escaping import escape_line, public_url
 
 LABEL = "  {:<16}"

@@ -85,11 +85,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lantern.workspace.secrets_assign import assignments, named_values, url_passwords
-from lantern.workspace.secrets_blocks import private_key_blocks, putty_keys, yaml_values
-from lantern.workspace.secrets_continued import continued_values
-from lantern.workspace.secrets_tokens import split_tokens, tokens
-from lantern.workspace.secrets_values import Span
+from lantern.workspace.redact.assignments import assignments, named_values, url_passwords
+from lantern.workspace.redact.blocks import private_key_blocks, putty_keys, yaml_values
+from lantern.workspace.redact.continued import continued_values
+from lantern.workspace.redact.tokens import split_tokens, tokens
+from lantern.workspace.redact.values import Span
 
 __all__ = ["BLOCK_HINT", "YAML_HINT", "Redaction", "redact"]
 

@@ -25,9 +25,9 @@ from typing import Any
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 
-from lantern.agent.classify import stream_error
+from lantern.agent.protocol.think import ContentFilter
+from lantern.agent.provider.classify import stream_error
 from lantern.agent.reply import Reply, ToolCall, Usage, new_call_id
-from lantern.agent.think import ContentFilter
 
 __all__ = ["ReplyAssembler", "stream_error", "whole_reply_chunks"]
 

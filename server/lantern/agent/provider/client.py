@@ -24,14 +24,20 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletionChunk
 
-from lantern.agent import provider_errors
-from lantern.agent.classify import context_fixes, guess_server, status_error, stream_error
-from lantern.agent.diagnose import Prober, diagnose
-from lantern.agent.http import build_client, content_type, read_body, read_json, request_headers
-from lantern.agent.outcomes import cut_short
+from lantern.agent.provider import error_body as provider_errors
+from lantern.agent.provider.classify import context_fixes, guess_server, status_error, stream_error
+from lantern.agent.provider.diagnose import Prober, diagnose
+from lantern.agent.provider.http import (
+    build_client,
+    content_type,
+    read_body,
+    read_json,
+    request_headers,
+)
+from lantern.agent.provider.outcomes import cut_short
+from lantern.agent.provider.sse import EventStream, StreamedError
+from lantern.agent.provider.stream import ReplyAssembler, whole_reply_chunks
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
-from lantern.agent.sse import EventStream, StreamedError
-from lantern.agent.stream import ReplyAssembler, whole_reply_chunks
 from lantern.escaping import public_url, replace_surrogates
 
 __all__ = ["ErrorKind", "ModelClient", "ModelError", "Reply", "ToolCall", "Usage"]

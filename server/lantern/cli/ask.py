@@ -18,12 +18,12 @@ from pathlib import Path
 
 from lantern import exit_codes
 from lantern.agent.conversation import Conversation
-from lantern.agent.endpoint import EndpointError, resolve_endpoint
 from lantern.agent.loop import Agent, Limits
-from lantern.agent.model import ModelClient
+from lantern.agent.provider.client import ModelClient
+from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
 from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditLog
-from lantern.cli_output import EventPrinter, failure_lines, one_line, print_json, print_text, say
+from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
 from lantern.config import Settings
 from lantern.workspace.roots import Workspace
 

@@ -1,0 +1,1 @@
+"""How tools reach the model and its calls come back: the native and text protocols."""

@@ -1,0 +1,1 @@
+"""Ignore files (.gitignore, .lanternignore): read, compiled and evaluated the way git does."""
