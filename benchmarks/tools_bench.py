@@ -41,7 +41,7 @@ from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.ripgrep.result_filter import ResultFilter
-from lantern.tools.schemas import SearchArgs
+from lantern.tools.search import SearchArgs
 from lantern.workspace.roots import Target, Workspace
 
 HERE = Path(__file__).resolve().parent

@@ -174,28 +174,13 @@ class Session:
         )
 
     def _model(self) -> ModelClient:
-        from lantern.agent.provider.client import ModelClient
         from lantern.agent.provider.endpoint import resolve_endpoint
+        from lantern.compose import model_client, model_options
 
         endpoint = resolve_endpoint(self.settings, self.environ)
-        settings = self.settings
-        key = (
-            endpoint.model,
-            endpoint.base_url,
-            endpoint.api_key,
-            settings.request_timeout_seconds,
-            tuple(sorted(settings.headers.items())),
-            settings.max_output_tokens,
-        )
+        key = model_options(endpoint, self.settings)
         if key not in self._models:
-            self._models[key] = ModelClient(
-                model=endpoint.model,
-                base_url=endpoint.base_url,
-                api_key=endpoint.api_key,
-                request_timeout=settings.request_timeout_seconds,
-                headers=settings.headers,
-                max_output_tokens=settings.max_output_tokens,
-            )
+            self._models[key] = model_client(endpoint, self.settings)
         return self._models[key]
 
     @staticmethod
@@ -228,8 +213,7 @@ class Session:
         history: Sequence[HistoryTurn] = (),
     ) -> AskResult:
         """Answer `question` in a conversation; `history` seeds it when it has no messages."""
-        from lantern.agent.loop import Agent, Limits
-        from lantern.audit import AuditLog
+        from lantern.compose import agent
 
         workspace = self.workspace
         if workspace is None:
@@ -244,11 +228,5 @@ class Session:
             if selection is not None:
                 context, seen = await self._context(workspace, selection)
                 conv.seen.add_all(seen)
-            agent = Agent(
-                model=model,
-                workspace=workspace,
-                approvals=self.approvals,
-                limits=Limits.from_settings(self.settings),
-                audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
-            )
-            return await agent.ask(question, conv, on_event, context=context)
+            one = agent(model, workspace, self.approvals, self.settings)
+            return await one.ask(question, conv, on_event, context=context)

@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.agent.conversation import Conversation, estimate_tokens
+from lantern.agent.conversation import Conversation
 from lantern.agent.loop import Agent, AskResult, Event, Limits
 from lantern.agent.prompts import system_prompt
 from lantern.agent.protocol.text_words import RESULTS_HEADER, render_results
 from lantern.agent.protocol.text_words import Outcome as Result
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.reply import ChatModel, ModelError
+from lantern.agent.tokens import message_tokens
 from lantern.approvals import (
     ApprovalRequest,
     Decision,
@@ -415,8 +416,8 @@ async def test_old_tool_outputs_are_shortened_first(model: ScriptedModel, ws: Wo
 
     conv = Conversation(messages=[*turn(1, 4000), *turn(2, 4000)])
     conv.answered = {"k1": "old1", "k2": "old2"}
-    system_tokens = estimate_tokens([{"content": system_prompt(ws)}])
-    budget = estimate_tokens(conv.messages) + system_tokens - 500  # over by ~500 tokens
+    system_tokens = message_tokens([{"content": system_prompt(ws)}])
+    budget = message_tokens(conv.messages) + system_tokens - 500  # over by ~500 tokens
     model.add(Say(content="fine"))
     result = await agent(model, ws, max_context_tokens=budget).ask("question 3", conv)
     assert result.stop_reason == "done"
@@ -462,11 +463,11 @@ def test_compaction_treats_text_protocol_results_as_tool_output() -> None:
         ],
         answered={"k1": "Abc123xyz", "k2": "Zzz999zzz"},
     )
-    conv.compact(budget_tokens=estimate_tokens(conv.messages) - 500)
+    conv.compact(budget_tokens=message_tokens(conv.messages) - 500)
     assert "shortened" in conv.messages[2]["content"] and len(conv.messages) == 5
     assert conv.answered == {"k2": "Zzz999zzz"}
     # A results message is not a question: turns are dropped whole, from a real question.
-    conv.compact(budget_tokens=estimate_tokens(conv.messages[2:]))
+    conv.compact(budget_tokens=message_tokens(conv.messages[2:]))
     assert conv.messages == [{"role": "user", "content": "q2"}]
 
 

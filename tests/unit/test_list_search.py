@@ -22,9 +22,10 @@ import pytest
 from lantern.approvals import Decision, Fixed
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.list_files import LIST_MAX_RESULTS
 from lantern.tools.registry import run_tool
 from lantern.tools.ripgrep import process as ripgrep
-from lantern.tools.schemas import LIST_MAX_RESULTS, SEARCH_MAX_RESULTS
+from lantern.tools.search import SEARCH_MAX_RESULTS
 from lantern.workspace.policy import Policy, sensitive_component, sensitive_pair
 from lantern.workspace.roots import Target, Workspace
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from lantern.agent.provider.client import ModelClient, ModelError, Reply, Usage
 from lantern.agent.reply import ChatTurn
+from lantern.agent.tokens import estimate_tokens, message_tokens
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
@@ -122,11 +123,12 @@ async def test_endpoint_rejecting_stream_options(make: MakeClient) -> None:
         client = make(base_url=strict.base_url)
         reply, _ = await complete(client)
         assert reply.content == "first"
-        # No usage without the option: estimated from characters (4 a token), marked so.
+        # No usage without the option: estimated from characters (4 a token), marked so,
+        # with the same estimate the conversation's budget uses.
         assert reply.usage is not None and reply.usage.estimated
         assert reply.usage.completion_tokens == 2  # "first"
-        sent = len(json.dumps(MESSAGES)) + len(json.dumps(TOOLS))
-        assert reply.usage.prompt_tokens == (sent + 3) // 4
+        tools = estimate_tokens(json.dumps(TOOLS, ensure_ascii=False))
+        assert reply.usage.prompt_tokens == message_tokens(MESSAGES) + tools
         again, _ = await complete(client)
         assert again.content == "second"
         chats = strict.chat_requests()

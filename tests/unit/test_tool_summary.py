@@ -1,11 +1,12 @@
-"""The one-line summary of a tool call that every `tool` event carries (`tools/summary.py`)."""
+"""The one-line summary of a tool call that every `tool` event carries (`summarize` in
+`tools/registry.py`, each tool's own in its module)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from lantern.tools.summary import summarize
+from lantern.tools.registry import summarize
 from lantern.workspace.text import MAX_LINES
 
 

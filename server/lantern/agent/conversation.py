@@ -22,31 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantern.agent.protocol.seam import Name, result_ids
+from lantern.agent.tokens import message_tokens
 from lantern.escaping import json_text
 
 if TYPE_CHECKING:
     from lantern.tools.base import SeenSpan
 
-CHARS_PER_TOKEN = 4
 SHORTENED_KEEP = 200
 FILE_VERSION = 1
 HISTORY_TURNS = 50  # the most earlier turns a client can seed a conversation with
 HISTORY_ANSWER_BYTES = 32 * 1024  # each seeded answer, UTF-8
 HISTORY_QUESTION_BYTES = 8 * 1024  # each seeded question
 _CUT_MARK = " […]"
-_STANDARD_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
-
-
-def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    total = 0
-    for message in messages:
-        total += len(str(message.get("content") or "")) // CHARS_PER_TOKEN + 4
-        for call in message.get("tool_calls") or ():
-            total += len(call["function"]["arguments"]) // CHARS_PER_TOKEN + 8
-        if message.keys() - _STANDARD_KEYS:  # provider fields sent back (reasoning…)
-            extra = {k: v for k, v in message.items() if k not in _STANDARD_KEYS}
-            total += len(json.dumps(extra, ensure_ascii=False)) // CHARS_PER_TOKEN
-    return total
 
 
 def _norm(path: str) -> str:
@@ -188,21 +175,21 @@ class Conversation:
 
     def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
         """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
-        used = estimate_tokens(self.messages) + system_tokens
+        used = message_tokens(self.messages) + system_tokens
         for message in self.messages[:-1]:
             if used <= budget_tokens:
                 return used
             content = message.get("content")
             shortened = result_ids(message)  # tool results, in either protocol's form
             if shortened is not None and isinstance(content, str) and len(content) > 400:
-                before = estimate_tokens([message])
+                before = message_tokens([message])
                 head = content[:SHORTENED_KEEP]
                 self.answered = {k: v for k, v in self.answered.items() if v not in shortened}
                 message["content"] = (
                     f"{head}\n[older tool output shortened to save context; call the tool "
                     "again if you need it]"
                 )
-                used += estimate_tokens([message]) - before
+                used += message_tokens([message]) - before
         # Still too long: drop whole turns from the front (a turn starts at a user message).
         while used > budget_tokens:
             starts = [
@@ -212,7 +199,7 @@ class Conversation:
             ]
             if len(starts) < 2:
                 break
-            used -= estimate_tokens(self.messages[: starts[1]])
+            used -= message_tokens(self.messages[: starts[1]])
             del self.messages[: starts[1]]
             self.answered.clear()
         return used

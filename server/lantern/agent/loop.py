@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from lantern.agent.conversation import Conversation, estimate_tokens
+from lantern.agent.conversation import Conversation
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
 from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
@@ -38,6 +38,7 @@ from lantern.agent.steps import (
     corrected,
     retried_empty,
 )
+from lantern.agent.tokens import message_tokens
 from lantern.agent.tool_round import (
     Event,
     EventSink,
@@ -216,7 +217,7 @@ class Agent:
         protocol = self._protocol(run.conv)
         final = self._final(run, step)
         system = {"role": "system", "content": protocol.system_prompt(base_prompt)}
-        run.conv.compact(self.limits.max_context_tokens, estimate_tokens([system]))
+        run.conv.compact(self.limits.max_context_tokens, message_tokens([system]))
         notes = [*run.notes, *([_FINAL_NOTES[final]] if final else [])]
         messages = with_notes([system, *run.conv.messages], notes)
         run.emit({"kind": "status", "status": "thinking", "step": step})

@@ -24,9 +24,9 @@ from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserve
 from lantern.approvals import Outcome as ApprovalOutcome
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
+from lantern.tools.arguments import parse_arguments
 from lantern.tools.base import ToolContext, ToolResult
-from lantern.tools.registry import parse_arguments, run_tool
-from lantern.tools.summary import summarize
+from lantern.tools.registry import run_tool, summarize
 from lantern.workspace.roots import Workspace
 
 StopReason = Literal[
@@ -195,7 +195,7 @@ class ToolRunner:
                 continue
             if key is not None:
                 first_of[key] = call.id
-            jobs.append(asyncio.create_task(self._one(run, record, call)))
+            jobs.append(asyncio.create_task(self._one(run, record, call, args)))
         try:
             results = await asyncio.gather(*jobs)
         except BaseException:
@@ -227,7 +227,11 @@ class ToolRunner:
             return
         run.tool_bytes += size
 
-    async def _one(self, run: RunState, record: ToolCallRecord, call: ToolCall) -> ToolResult:
+    async def _one(
+        self, run: RunState, record: ToolCallRecord, call: ToolCall, args: dict[str, Any] | None
+    ) -> ToolResult:
+        """Run one call; `args` are its arguments as parsed above (None: they did not parse,
+        and `run_tool` reports why from the raw text)."""
         started = time.perf_counter()
         ctx = ToolContext(
             self.workspace,
@@ -236,7 +240,9 @@ class ToolRunner:
             observer=_Observer(run, record),
             call_id=call.id,
         )
-        result = await run_tool(call.name, call.arguments, ctx, self.audit)
+        result = await run_tool(
+            call.name, call.arguments if args is None else args, ctx, self.audit
+        )
         record.ms = max((time.perf_counter() - started) * 1000 - record.wait_ms, 0.0)
         return result
 

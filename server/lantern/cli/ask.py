@@ -16,13 +16,10 @@ import sys
 import threading
 from pathlib import Path
 
-from lantern import exit_codes
+from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
-from lantern.agent.loop import Agent, Limits
-from lantern.agent.provider.client import ModelClient
 from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
 from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
-from lantern.audit import AuditLog
 from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
 from lantern.config import Settings
 from lantern.workspace.roots import Workspace
@@ -144,28 +141,15 @@ async def run_ask(
         return exit_codes.USAGE
     if endpoint.note:
         say(endpoint.note)
-    model = ModelClient(
-        model=endpoint.model,
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key,
-        request_timeout=settings.request_timeout_seconds,
-        headers=settings.headers,
-        max_output_tokens=settings.max_output_tokens,
-    )
-    agent = Agent(
-        model=model,
-        workspace=workspace,
-        approvals=approvals_for(approve, settings),
-        limits=Limits.from_settings(settings),
-        audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
-    )
+    model = compose.model_client(endpoint, settings)
+    asker = compose.agent(model, workspace, approvals_for(approve, settings), settings)
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        result = await agent.ask(question, conv, EventPrinter(as_json=as_json))
+        result = await asker.ask(question, conv, EventPrinter(as_json=as_json))
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)

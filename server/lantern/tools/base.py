@@ -1,13 +1,22 @@
-"""What every tool shares: its context, its result, and the approval step."""
+"""What every tool shares: what defines it, its context, its result, and the approval step.
+
+A tool is one module (`read_file.py`, `list_files.py`, `search.py`) that ends with its
+`TOOL`: name, description, arguments, how it runs and how a call reads in one line; the
+registry lists those `TOOL`s.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
 
 from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
+from lantern.tools.arguments import json_schema
 from lantern.workspace.roots import Opened, Workspace
 
 
@@ -58,6 +67,29 @@ class ToolContext:
     conversation_id: str = "default"
     observer: PromptObserver | None = None
     call_id: str | None = None  # the model's call this context runs (named in the prompt)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool, whole: what the model is told, what it may send, how it runs, and how a
+    call reads in one line for people (`summarize` gets the parsed argument object)."""
+
+    name: str
+    description: str
+    args: type[BaseModel]
+    run: Callable[[Any, ToolContext], Awaitable[ToolResult]]
+    summarize: Callable[[Mapping[str, Any]], str]
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": json_schema(self.args),
+            },
+        }
 
 
 async def approve(

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from operator import itemgetter
+from typing import Any
+
+from pydantic import Field, field_validator
 
 from lantern.approvals import human_size
 from lantern.errors import ToolError
-from lantern.tools.base import ToolContext, ToolResult, approve
+from lantern.tools.arguments import ToolArgs, in_glob, no_nul, shown
+from lantern.tools.base import Tool, ToolContext, ToolResult, approve
 from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.ripgrep.result_filter import (
     FolderRules,
@@ -18,7 +23,6 @@ from lantern.tools.ripgrep.result_filter import (
     prepare,
     split_rel,
 )
-from lantern.tools.schemas import LIST_MAX_RESULTS, ListFilesArgs
 from lantern.workspace.ignore.files import NeedsWorker, inline_now
 from lantern.workspace.roots import Opened
 
@@ -28,6 +32,29 @@ DESCRIPTION = (
     "Honours .gitignore and .lanternignore and leaves out secrets. Use `glob` "
     "(e.g. '*.py', 'src/**/*.ts') to narrow it; results are capped and say so."
 )
+LIST_DEFAULT_RESULTS = 200
+LIST_MAX_RESULTS = 2000
+
+
+class ListFilesArgs(ToolArgs):
+    path: str = Field(".", description="Workspace-relative folder to list; '.' is the root.")
+    glob: str | None = Field(
+        None,
+        max_length=512,
+        description="Only files matching this glob, e.g. '*.py' or 'src/**/*.ts'.",
+    )
+    max_results: int = Field(
+        LIST_DEFAULT_RESULTS,
+        ge=1,
+        description=f"At most this many files (up to {LIST_MAX_RESULTS}).",
+    )
+
+    _check_glob = field_validator("glob")(no_nul)
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """`src (*.py)`: the folder listed and the glob that narrows it."""
+    return f"{shown(arguments.get('path', '.'))}{in_glob(arguments)}"
 
 
 class _Names:
@@ -180,3 +207,6 @@ async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
             f"or raise max_results (up to {LIST_MAX_RESULTS})]"
         )
     return ToolResult("\n".join([*lines, *notes]), path=where, decision=decision)
+
+
+TOOL = Tool("list_files", DESCRIPTION, ListFilesArgs, list_files, summarize)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
 
 from lantern.errors import ToolError
-from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
-from lantern.tools.schemas import ReadFileArgs
+from lantern.tools.arguments import ToolArgs, shown, whole
+from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.workspace.lines import read_capped
 from lantern.workspace.roots import Opened, Target, Workspace
 from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, render, window
@@ -16,6 +20,23 @@ DESCRIPTION = (
     f"file's total line count; at most {MAX_LINES} lines and 32 KiB per call, and a [partial …] "
     "note says which offset continues. Prefer search to find the lines you need first."
 )
+
+
+class ReadFileArgs(ToolArgs):
+    path: str = Field(description="Workspace-relative path of the file, e.g. src/app.py.")
+    offset: int = Field(1, ge=1, description="1-based number of the first line to read.")
+    limit: int = Field(
+        MAX_LINES,
+        ge=1,
+        description=f"Number of lines to read (at most {MAX_LINES} and 32 KiB are returned).",
+    )
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """`src/app.py · lines 1–400`: the window the tool shows at most."""
+    first = whole(arguments.get("offset"), 1)
+    count = min(whole(arguments.get("limit"), MAX_LINES), MAX_LINES)
+    return f"{shown(arguments.get('path', '.'))} · lines {first}–{first + count - 1}"
 
 
 def _too_large(rel: str) -> ToolError:
@@ -67,3 +88,6 @@ async def read_selection(workspace: Workspace, target: Target, start: int, end: 
         opened.close()
         raise _too_large(target.rel)
     return await _read_open(opened, start, end - start + 1, "user")
+
+
+TOOL = Tool("read_file", DESCRIPTION, ReadFileArgs, read_file, summarize)

@@ -1,86 +1,53 @@
 """The tools the model may call, their schemas, and the one way to run them.
 
-`run_tool` never raises for anything the model or the disk can cause: bad
-JSON, bad arguments, an unknown tool or any refusal becomes an `is_error`
-result with a stable code. Every call is written to the audit log. On a
-platform the jail does not cover (`platform_gate.py`) every call, whatever its
-name or arguments, is refused with `unsupported_platform` before anything else.
+Each tool is defined whole in its own module (its `TOOL`); this lists them. `run_tool`
+never raises for anything the model or the disk can cause: bad JSON, bad arguments, an
+unknown tool or any refusal becomes an `is_error` result with a stable code. Every call
+is written to the audit log. On a platform the jail does not cover (`platform_gate.py`)
+every call, whatever its name or arguments, is refused with `unsupported_platform`
+before anything else.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import cap, escape_line
 from lantern.platform_gate import require_supported
 from lantern.tools import list_files, read_file, search
-from lantern.tools.base import ToolContext, ToolResult
-from lantern.tools.schemas import (
-    ListFilesArgs,
-    ReadFileArgs,
-    SearchArgs,
-    describe_errors,
-    json_schema,
-)
+from lantern.tools.arguments import describe_errors, parse_arguments, shown
+from lantern.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class Tool:
-    name: str
-    description: str
-    args: type[BaseModel]
-    run: Callable[[Any, ToolContext], Awaitable[ToolResult]]
-
-    def spec(self) -> dict[str, Any]:
-        """The OpenAI `tools` entry."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": json_schema(self.args),
-            },
-        }
-
-
-TOOLS: dict[str, Tool] = {
-    t.name: t
-    for t in (
-        Tool("read_file", read_file.DESCRIPTION, ReadFileArgs, read_file.read_file),
-        Tool("list_files", list_files.DESCRIPTION, ListFilesArgs, list_files.list_files),
-        Tool("search", search.DESCRIPTION, SearchArgs, search.search),
-    )
-}
+TOOLS: dict[str, Tool] = {t.name: t for t in (read_file.TOOL, list_files.TOOL, search.TOOL)}
 
 
 def tool_specs() -> list[dict[str, Any]]:
     return [t.spec() for t in TOOLS.values()]
 
 
-def parse_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
-    """The model's argument text as an object, or `invalid_arguments`."""
-    if raw is None or raw == "":
-        return {}
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ToolError("invalid_arguments", f"arguments are not valid JSON ({exc.msg})") from None
-    if not isinstance(value, dict):
-        raise ToolError("invalid_arguments", "arguments must be a JSON object")
-    return value
+def summarize(name: str, arguments: object) -> str:
+    """A call in one line for people: `src/app.py · lines 1–400`, `/retry/ in src (*.py)`.
+
+    Every `tool` event carries it as `summary`, so the CLI's activity lines, the editor's
+    progress and the extension's panel read the same. Each value the model sent is cut
+    and escaped onto one line; arguments that are not an object read
+    `(malformed arguments)`.
+    """
+    if not isinstance(arguments, Mapping):
+        return "(malformed arguments)"
+    tool = TOOLS.get(name)
+    if tool is not None:
+        return tool.summarize(arguments)
+    return shown(arguments["path"]) if "path" in arguments else ""
 
 
 def _refused_path(arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import stat
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field, field_validator
 
 from lantern.errors import ToolError
-from lantern.tools.base import SeenSpan, ToolContext, ToolResult, approve
+from lantern.tools.arguments import ToolArgs, in_glob, no_nul, shown
+from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.ripgrep.hits import Collector, Hit
 from lantern.tools.ripgrep.result_filter import display, open_targets, prepare
-from lantern.tools.schemas import SEARCH_MAX_RESULTS, SearchArgs
 from lantern.workspace.roots import Opened, Root
 from lantern.workspace.text import MAX_FILE_BYTES
 
@@ -28,6 +32,34 @@ DESCRIPTION = (
     "Narrow with `path` (a folder or a file) and `glob`."
 )
 MAX_MATCH_CHARS = 300
+SEARCH_DEFAULT_RESULTS = 50
+SEARCH_MAX_RESULTS = 500
+
+
+class SearchArgs(ToolArgs):
+    pattern: str = Field(
+        min_length=1, max_length=1000, description="Regular expression (ripgrep syntax)."
+    )
+    path: str = Field(".", description="Workspace-relative folder or file to search in.")
+    glob: str | None = Field(
+        None, max_length=512, description="Only files matching this glob, e.g. '*.py'."
+    )
+    case_sensitive: bool = Field(
+        False, description="Match case exactly; by default matching ignores case."
+    )
+    max_results: int = Field(
+        SEARCH_DEFAULT_RESULTS,
+        ge=1,
+        description=f"At most this many matching lines (up to {SEARCH_MAX_RESULTS}).",
+    )
+
+    _check_pattern_glob = field_validator("pattern", "glob")(no_nul)
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """`/retry/ in src (*.py)`: the pattern, where, and the glob that narrows it."""
+    pattern = shown(arguments.get("pattern", ""))
+    return f"/{pattern}/ in {shown(arguments.get('path', '.'))}{in_glob(arguments)}"
 
 
 def _flags(args: SearchArgs, root: Root) -> list[str]:
@@ -139,3 +171,6 @@ async def search(args: SearchArgs, ctx: ToolContext) -> ToolResult:
     content = "\n".join([content, *notes])
     seen = [SeenSpan(h.path, h.line, h.line) for h in found]
     return ToolResult(content, path=where, decision=decision, seen=seen, redactions=redactions)
+
+
+TOOL = Tool("search", DESCRIPTION, SearchArgs, search, summarize)

@@ -38,6 +38,7 @@ from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.provider.sse import EventStream, StreamedError
 from lantern.agent.provider.stream import ReplyAssembler, whole_reply_chunks
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
+from lantern.agent.tokens import estimate_tokens, message_tokens
 from lantern.escaping import public_url, replace_surrogates
 
 __all__ = ["ErrorKind", "ModelClient", "ModelError", "Reply", "ToolCall", "Usage"]
@@ -52,11 +53,6 @@ _NON_REASONING = re.compile(r"coder|instruct", re.I)
 # No server's context window is smaller (Ollama's oldest default): a prompt below it
 # cannot have been cut, whatever the endpoint counts.
 _SMALLEST_WINDOW = 2048
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token: enough to show a figure when none is sent."""
-    return (len(text) + 3) // 4
 
 
 class ModelClient:
@@ -374,9 +370,9 @@ def _rejects_param(exc: openai.APIStatusError, name: str) -> bool:
 
 
 def _estimate(request: ChatTurn, reply: Reply) -> Usage:
-    sent = json.dumps(list(request.messages), ensure_ascii=False)
+    sent = message_tokens(request.messages)
     if request.tools:
-        sent += json.dumps(list(request.tools), ensure_ascii=False)
+        sent += estimate_tokens(json.dumps(list(request.tools), ensure_ascii=False))
     received = reply.content + reply.reasoning
     received += "".join(c.name + c.arguments for c in reply.tool_calls)
-    return Usage(estimate_tokens(sent), estimate_tokens(received), estimated=True)
+    return Usage(sent, estimate_tokens(received), estimated=True)
