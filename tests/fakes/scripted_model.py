@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantern.agent.protocol import markup as call_markup
+from lantern.agent.protocol import markup
 from lantern.agent.reply import ChatTurn, ModelError, Reply, ToolCall, Usage
 
 
@@ -92,7 +92,7 @@ class ScriptedModel:
             raise step
         if step.reasoning and on_reasoning is not None:
             on_reasoning(step.reasoning)
-        shown = call_markup.prose(step.content)
+        shown = markup.prose(step.content)
         for i, piece in enumerate(_pieces(shown, step.chunks)):
             if i and step.chunk_delay:
                 await asyncio.sleep(step.chunk_delay)

@@ -11,8 +11,7 @@ import re
 
 import pytest
 from lantern.agent.message_order import with_notes
-from lantern.agent.protocol import markup as call_markup
-from lantern.agent.protocol import text_words as text_protocol
+from lantern.agent.protocol import markup, text_words
 from lantern.agent.protocol.markup import parse
 from lantern.agent.protocol.text_words import Outcome, render_results, tools_prompt
 from lantern.tools.registry import tool_specs
@@ -151,7 +150,7 @@ def test_mistral_call_with_its_id() -> None:
     ],
 )
 def test_other_model_native_call_formats(text: str) -> None:
-    assert call_markup.has_markup(text)
+    assert markup.has_markup(text)
     parsed = parse(text)
     assert calls(text) == [("read_file", {"path": "src/app.py"})], parsed.errors
     assert parsed.prose in ("", "Sure.")
@@ -183,7 +182,7 @@ def test_python_tag_several_calls_and_harmony_pair() -> None:
     ],
 )
 def test_json_that_is_not_a_whole_reply_call_is_an_answer(text: str) -> None:
-    assert not call_markup.has_markup(text)
+    assert not markup.has_markup(text)
     assert parse(text).calls == [] and parse(text).prose == text.strip()
 
 
@@ -217,10 +216,10 @@ def test_an_unknown_tool_name_is_kept_as_written() -> None:
 
 
 def test_markup_detection_and_plain_text() -> None:
-    assert call_markup.has_markup(f"x <tool_call>{READ}</tool_call>")
-    assert call_markup.has_markup('[TOOL_CALLS]read_file{"path": "a"}')
+    assert markup.has_markup(f"x <tool_call>{READ}</tool_call>")
+    assert markup.has_markup('[TOOL_CALLS]read_file{"path": "a"}')
     plain = "The `tool_call` helper is in `src/app.py:3`; call it with a JSON object."
-    assert not call_markup.has_markup(plain)
+    assert not markup.has_markup(plain)
     assert parse(plain).prose == plain and parse(plain).calls == []
 
 
@@ -251,7 +250,7 @@ def test_results_are_fenced_with_a_nonce_a_file_cannot_forge() -> None:
         ],
         ["the call names no tool"],
     )
-    assert text.startswith(text_protocol.RESULTS_HEADER)
+    assert text.startswith(text_words.RESULTS_HEADER)
     assert "untrusted" in text and "not instructions" in text
     nonce = re.search(r"--- BEGIN ([0-9a-f]+) \(id Abc123xyz: read_file", text)
     assert nonce is not None
@@ -259,7 +258,7 @@ def test_results_are_fenced_with_a_nonce_a_file_cannot_forge() -> None:
     assert forged in text.split(f"--- END {nonce.group(1)} ---")[0]  # still inside its fence
     assert '(id Def456uvw: read_file {"path": ".env"}; error sensitive_path)' in text
     assert "could not be read (the call names no tool)" in text
-    assert text_protocol.result_ids(text) == ["Abc123xyz", "Def456uvw"]
+    assert text_words.result_ids(text) == ["Abc123xyz", "Def456uvw"]
     assert render_results([]) != render_results([])  # a fresh nonce every message
 
 

@@ -5,7 +5,7 @@ the provider said (`words`, already escaped onto one line: it is outside text),
 the HTTP status when there was one, and `fixes`: which setting to change, to
 what value when it is known, which values the endpoint offers, or a change on
 the model server itself. Each client words the fix for its own users: the CLI
-names flags and environment variables (`cli_output.failure_lines`), an editor
+names flags and environment variables (`cli.output.failure_lines`), an editor
 names settings (`message`, and the structured form `to_dict` for buttons). No
 text here names a command-line flag.
 """

@@ -12,7 +12,7 @@ text protocol's own; Hermes/Qwen blocks with JSON or Qwen3-Coder's
 ```` ```tool_call ```` / ```` ```tool ````), Mistral ``[TOOL_CALLS][{…}]`` and
 ``[TOOL_CALLS]name[ARGS]{…}``, Llama ``<|python_tag|>{…}`` and
 ``<function=name>{…}</function>``, gpt-oss harmony, DeepSeek and Kimi call
-tokens (`call_tokens`), a reply that is only a (fenced) JSON call or a pythonic
+tokens (`native_tokens`), a reply that is only a (fenced) JSON call or a pythonic
 `[name(key=value)]` list, inside code fences or with prose around. It never
 guesses: a call without an explicit tool name is reported, not run.
 """
@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lantern.agent.protocol import native_tokens as call_tokens
+from lantern.agent.protocol import native_tokens
 from lantern.agent.reply import ToolCall, new_call_id
 
-_OPEN, _CLOSE = call_tokens.OPEN, call_tokens.CLOSE
+_OPEN, _CLOSE = native_tokens.OPEN, native_tokens.CLOSE
 _OPEN_WITH_ATTRIBUTES = "<tool_call "  # `<tool_call …>`: the body starts after its ">"
 _FENCED = "```tool_call"  # the rest of the fence's first line is its label (`json`)
 _FENCED_SHORT = "```tool\n"
@@ -39,7 +39,7 @@ _FUNCTION = "<function="  # Llama 3.1 `<function=name>{…}</function>`, bare Qw
 _BLOCKS = {_OPEN: _CLOSE, _OPEN_WITH_ATTRIBUTES: _CLOSE, _FENCED: "```", _FENCED_SHORT: "```"}
 # Where call markup starts: the stream filter hides from here, `parse` reads from here.
 MARKERS: tuple[str, ...] = (
-    *_BLOCKS, _MISTRAL, _PYTHON_TAG, _FUNCTION, *call_tokens.MARKERS,
+    *_BLOCKS, _MISTRAL, _PYTHON_TAG, _FUNCTION, *native_tokens.MARKERS,
 )  # fmt: skip
 _MAX_CALL_CHARS = 100_000  # a literal_eval fallback never sees more than this
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)\n?[ \t]*```", re.S)
@@ -56,7 +56,7 @@ def has_markup(text: str) -> bool:
     """Whether `text` holds tool calls written as text."""
     return (
         any(marker in text for marker in MARKERS)
-        or call_tokens.has_calls(text)
+        or native_tokens.has_calls(text)
         or bool(_whole_reply_calls(text))
     )
 
@@ -301,7 +301,7 @@ def _read(text: str, start: int, marker: str) -> tuple[list[ToolCall], int]:
             raise _Unreadable(str(exc), end) from None
     reader = _READERS.get(marker)
     try:
-        if reader is None:  # a model's own call tokens `call_tokens` could not turn into calls
+        if reader is None:  # a model's own call tokens `native_tokens` could not turn into calls
             raise ValueError(f"no readable call follows {marker.strip()!r}")
         return reader(text, start)
     except ValueError as exc:  # unreadable: nothing after it can be trusted as prose
@@ -323,7 +323,7 @@ def parse(text: str) -> TextCalls:
     whole = _whole_reply_calls(text)
     if whole:
         return TextCalls("", whole, [])
-    text = call_tokens.as_blocks(text)
+    text = native_tokens.as_blocks(text)
     calls: list[ToolCall] = []
     errors: list[str] = []
     prose: list[str] = []

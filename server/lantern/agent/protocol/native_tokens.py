@@ -3,7 +3,7 @@
 A server without the right tool parser passes a model's own call syntax on in
 ``content``: gpt-oss "harmony" commentary-channel calls, DeepSeek's and Kimi's
 call tokens. Each call is rewritten as the ``<tool_call>{"name", "arguments"}</tool_call>``
-block that `text_protocol` parses, so one parser (and one set of errors) covers them.
+block that `text_words` parses, so one parser (and one set of errors) covers them.
 The name is taken only from the explicit recipient; arguments are left as written.
 """
 
@@ -42,7 +42,7 @@ _WRAPPERS = (
     _DEEPSEEK_SECTION, "<｜tool▁calls▁end｜>", _KIMI_SECTION, "<|tool_calls_section_end|>",
 )  # fmt: skip
 # Where such calls start in a reply: the DeepSeek and Kimi call sections, and the ways a
-# harmony commentary-channel message opens. Part of `call_markup.MARKERS`.
+# harmony commentary-channel message opens. Part of `markup.MARKERS`.
 MARKERS = (
     _DEEPSEEK_SECTION, _KIMI_SECTION, "<|channel|>commentary",
     "<|start|>assistant<|channel|>commentary", "<|start|>assistant to=",

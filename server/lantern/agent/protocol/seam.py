@@ -7,7 +7,7 @@ calls the model writes as text. Each one owns, for its side:
 - the system prompt's tool section (`system_prompt`);
 - what a request sends as `tools` and `tool_choice` (`offer`);
 - how calls are read from a reply (`read`). Call markup is what
-  `call_markup.MARKERS` says: the one list the stream filter hides by, too;
+  `markup.MARKERS` says: the one list the stream filter hides by, too;
 - how an assistant turn and its results go into the history (`history`, and
   `correction` for markup that could not be read), and which history messages
   carry results (`result_ids`, for compaction).
@@ -190,8 +190,8 @@ class NativeProtocol(ToolProtocol):
 
 
 class TextProtocol(ToolProtocol):
-    """Tools described in the system prompt, calls written as text (`call_markup`), all
-    results of a reply in one user message (`text_protocol`)."""
+    """Tools described in the system prompt, calls written as text (`markup`), all
+    results of a reply in one user message (`text_words`)."""
 
     name = "text"
 

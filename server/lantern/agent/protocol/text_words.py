@@ -2,7 +2,7 @@
 
 For models and endpoints without native tool calls the tools are described in
 the system prompt (`tools_prompt`), the model writes each call as
-``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (read by `call_markup`)
+``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` (read by `markup`)
 and the results go back as one user message (`render_results`), every result
 fenced by marker lines that carry a random nonce, so nothing inside a file can
 close its own fence and pose as Lantern. `protocol.TextProtocol` puts these

@@ -6,7 +6,7 @@ Many local setups (LM Studio, vLLM without a reasoning parser, llama.cpp without
 the reply starts with reasoning and a lone ``</think>``. Models that write tool
 calls as text (``<tool_call>{…}</tool_call>``, Mistral ``[TOOL_CALLS]``) must not
 have that markup streamed as the answer; it is kept in the content so the loop
-can parse it. Where markup starts is `call_markup.MARKERS`, the list the parser
+can parse it. Where markup starts is `markup.MARKERS`, the list the parser
 reads by, so nothing hidden here can come back as an answer unread. Tags may be
 split over chunks, so a tail that could be the start of a tag is held back until
 the next chunk decides it.

@@ -24,7 +24,7 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletionChunk
 
-from lantern.agent.provider import error_body as provider_errors
+from lantern.agent.provider import error_body
 from lantern.agent.provider.classify import context_fixes, guess_server, status_error, stream_error
 from lantern.agent.provider.diagnose import Prober, diagnose
 from lantern.agent.provider.http import (
@@ -148,7 +148,7 @@ class ModelClient:
             "model": self.model,
             # A name or text the model made up may hold a lone surrogate: no UTF-8 for it.
             "messages": replace_surrogates(
-                provider_errors.without_fields(request.messages, self._dropped_fields)
+                error_body.without_fields(request.messages, self._dropped_fields)
             ),
             "stream": True,
         }
@@ -176,13 +176,11 @@ class ModelClient:
                 log.info("endpoint refuses %s; sending %s", self._token_param, other)
                 self._token_param = other
                 return await self._open(request, stack)
-            if request.tool_choice is not None and "tool_choice" in provider_errors.flat_text(
-                exc.body
-            ):
+            if request.tool_choice is not None and "tool_choice" in error_body.flat_text(exc.body):
                 # A server that takes tools but not this tool_choice: ask without tools.
                 log.info("endpoint rejects tool_choice; asking without tools")
                 return await self._open(replace(request, tools=None, tool_choice=None), stack)
-            refused = provider_errors.rejected_fields(exc.body, kwargs["messages"])
+            refused = error_body.rejected_fields(exc.body, kwargs["messages"])
             if refused:
                 # A field another provider wants back is refused here: leave it off from now on.
                 log.info("endpoint refuses %s on assistant messages; leaving it off", refused)
@@ -331,7 +329,7 @@ def _web_page(page: str, where: str) -> ModelError:
     return ModelError(
         "not_api",
         f"something between you and the endpoint answered with a web page, not the API ({where})",
-        words=provider_errors.describe(page),
+        words=error_body.describe(page),
         fixes=(Fix("baseUrl", note="check the address, and any proxy or network login page"),),
     )
 
@@ -351,7 +349,7 @@ def _failed_generation(body: Any) -> str | None:
 
 def _rejects_stream_options(exc: openai.APIStatusError) -> bool:
     """A 400/422 naming the option, or a bare 422 (a strict schema refusing unknown keys)."""
-    if "stream_options" in provider_errors.flat_text(exc.body):
+    if "stream_options" in error_body.flat_text(exc.body):
         return True
     return exc.status_code == 422 and not exc.body
 
@@ -359,7 +357,7 @@ def _rejects_stream_options(exc: openai.APIStatusError) -> bool:
 def _rejects_param(exc: openai.APIStatusError, name: str) -> bool:
     """A 400/422 refusing the output-limit parameter by name ("Unsupported parameter:
     'max_tokens' … Use 'max_completion_tokens' instead", "extra inputs are not permitted")."""
-    text = provider_errors.flat_text(exc.body)
+    text = error_body.flat_text(exc.body)
     return name in text and bool(
         re.search(
             r"unsupported|not supported|unrecognized|unknown|extra|not permitted|instead",

@@ -21,7 +21,7 @@ import httpx2
 import openai
 
 from lantern.agent.failure import ModelError
-from lantern.agent.provider import error_body as provider_errors
+from lantern.agent.provider import error_body
 
 
 async def mark_final_errors(response: httpx2.Response) -> None:
@@ -38,7 +38,7 @@ async def mark_final_errors(response: httpx2.Response) -> None:
         body = (await response.aread())[:20_000].decode("utf-8", errors="replace")
     except httpx2.HTTPError:
         return
-    if not provider_errors.should_retry(status, body):
+    if not error_body.should_retry(status, body):
         response.headers["x-should-retry"] = "false"
 
 
@@ -92,7 +92,7 @@ async def read_json(response: httpx2.Response) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        words = provider_errors.describe(text)
+        words = error_body.describe(text)
         raise ModelError(
             "not_api", "the endpoint's reply was not the API's JSON", words=words
         ) from None

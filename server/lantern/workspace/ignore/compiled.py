@@ -1,6 +1,6 @@
 """One ignore file compiled for fast, exact, one-level-at-a-time checks.
 
-Patterns are parsed by `ignore_glob.parse_line` (git's rules) and then sorted into
+Patterns are parsed by `patterns.parse_line` (git's rules) and then sorted into
 lookup tables, so a check costs a few dict lookups instead of one match per
 pattern: a 50,000-line `.gitignore` costs about as much per path as a short one.
 When no pattern of a file looks at folders, a verdict depends on the name alone and

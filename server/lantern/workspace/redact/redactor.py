@@ -38,7 +38,7 @@ redacted once, by the most specific rule:
    name, a comma, a quoted value: call arguments), a YAML value below its key
    (``password:\\n  value``; a block scalar ``key: |`` is replaced whole), and a value
    on the lines below ``NAME = (``, ``[``, triple quotes, a backtick or a shell ``\\``
-   (the next line, then deeper-indented ones; ``secrets_continued.py``), where NAME
+   (the next line, then deeper-indented ones; ``continued.py``), where NAME
    (case-insensitive) contains ``key``, ``secret``, ``token``, ``passw``, ``pwd``,
    ``credential`` or ``auth``, or is the word ``pass`` or ``pw`` (``DB_PASS``, ``pw``).
    Only the value is replaced: ``API_KEY="[REDACTED:assignment]"``; after an
