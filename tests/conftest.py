@@ -1,13 +1,15 @@
-"""Shared fixtures: the fake model server, a tool context on a temporary workspace, and `run`."""
+"""Shared fixtures: the fake model server, the real model client on it, a tool context on a
+temporary workspace, and `run`."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lantern.agent.provider.client import ModelClient
 from lantern.approvals import Decision, Fixed
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
@@ -30,6 +32,18 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+async def http_model(fake: FakeOpenAI) -> AsyncIterator[ModelClient]:
+    """The real model client on the fake server: for the tests about what crosses the wire."""
+    client = ModelClient(
+        model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
+    )
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -68,18 +67,6 @@ def ws(proj: Path) -> Workspace:
 @pytest.fixture
 def model() -> ScriptedModel:
     return ScriptedModel()
-
-
-@pytest.fixture
-async def http_model(fake: FakeOpenAI) -> AsyncIterator[ModelClient]:
-    """The real client on the fake server: for the tests about what crosses the wire."""
-    client = ModelClient(
-        model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
-    )
-    try:
-        yield client
-    finally:
-        await client.close()
 
 
 def agent(model: ChatModel, ws: Workspace, approvals: Any = None, **limits: Any) -> Agent:

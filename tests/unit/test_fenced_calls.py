@@ -10,7 +10,6 @@ check the rule behind it for every marker the filter hides.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -43,17 +42,6 @@ def ws(tmp_path: Path) -> Workspace:
     return Workspace([root])
 
 
-@pytest.fixture
-async def client(fake: FakeOpenAI) -> AsyncIterator[ModelClient]:
-    made = ModelClient(
-        model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
-    )
-    try:
-        yield made
-    finally:
-        await made.close()
-
-
 def _shown(events: list[Event]) -> str:
     return "".join(e["text"] for e in events if e["kind"] == "answerDelta")
 
@@ -61,13 +49,13 @@ def _shown(events: list[Event]) -> str:
 @pytest.mark.parametrize("fence", sorted(FENCES))
 @pytest.mark.parametrize("protocol", ["auto", "text"])
 async def test_prose_and_a_fenced_call_runs_the_call(
-    fake: FakeOpenAI, client: ModelClient, ws: Workspace, protocol: ToolProtocol, fence: str
+    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace, protocol: ToolProtocol, fence: str
 ) -> None:
     fake.add_turns(
         [Turn(content="Let me read the helper.\n" + FENCES[fence]), Turn(content=ANSWER)]
     )
     bot = Agent(
-        model=client,
+        model=http_model,
         workspace=ws,
         approvals=Fixed(Decision.ALLOW_ONCE),
         limits=Limits(tool_protocol=protocol),
@@ -94,13 +82,13 @@ async def test_prose_and_a_fenced_call_runs_the_call(
 
 
 async def test_native_mode_reads_the_fence_as_a_call_it_does_not_run(
-    fake: FakeOpenAI, client: ModelClient, ws: Workspace
+    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace
 ) -> None:
     """`toolProtocol: native` runs no text calls, but it knows the fence is one: the
     question ends with the error that says so, never with the markup as the answer."""
     fake.add_turns([Turn(content="Let me read the helper.\n" + FENCES["tool_call"])])
     bot = Agent(
-        model=client,
+        model=http_model,
         workspace=ws,
         approvals=Fixed(Decision.ALLOW_ONCE),
         limits=Limits(tool_protocol="native"),
