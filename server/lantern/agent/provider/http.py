@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -87,12 +87,14 @@ async def read_body(response: httpx2.Response, limit: int = 1 << 20) -> str:
     return raw[:limit].decode("utf-8", errors="replace")
 
 
-async def read_json(response: httpx2.Response) -> Any:
+async def read_json(response: httpx2.Response, hide: Callable[[str], str] = str) -> Any:
+    """The reply's JSON; else a `not_api` failure with its words (`hide` hides credentials
+    in the text before the words, which are cut short, are taken)."""
     text = await read_body(response)
     try:
         return json.loads(text)
     except ValueError:
-        words = error_body.describe(text)
+        words = error_body.describe(hide(text))
         raise ModelError(
             "not_api", "the endpoint's reply was not the API's JSON", words=words
         ) from None
