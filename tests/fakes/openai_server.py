@@ -1078,6 +1078,8 @@ class FakeOpenAI:
         self.off_route = None
         self.ollama_native = False
         self.ollama_show = None
+        self.api_key = None
+        self.redirect_to = None
 
     @property
     def turns_left(self) -> int:

@@ -75,7 +75,9 @@ def build_client(
 def request_headers(api_key: str | None, headers: Mapping[str, str]) -> dict[str, Any]:
     """Headers for each request: with the credential in the `headers` setting (Azure's
     `api-key`) and no API key, no made-up bearer token is sent beside it."""
-    return {"Authorization": openai.omit} if api_key is None and headers else {}
+    if api_key is not None or any(name.lower() == "authorization" for name in headers):
+        return {}  # the key, or the setting's own Authorization (default headers win)
+    return {"Authorization": openai.omit} if headers else {}
 
 
 def content_type(response: httpx2.Response) -> str:
