@@ -1,9 +1,10 @@
 """`lantern ask`: one question, headless. Tool activity on stderr, the answer on stdout.
 
-Exit codes: 0 answered, 2 usage or configuration, 3 model or endpoint error,
-4 stopped by a limit (partial answer printed; also an answer the model's output
-limit cut off), 5 the provider's content filter stopped the answer (what came
-before is printed), 130 interrupted (Ctrl-C; the partial answer is printed too).
+Exit codes: 0 answered, 2 usage or configuration (also an audit log that cannot be
+written: nothing is sent then), 3 model or endpoint error, 4 stopped by a limit
+(partial answer printed; also an answer the model's output limit cut off), 5 the
+provider's content filter stopped the answer (what came before is printed), 130
+interrupted (Ctrl-C; the partial answer is printed too).
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ HIDDEN = "[REDACTED]"
 ANYWHERE = 8
 SHORTEST = 4  # shorter values are not hidden at all: they would mask ordinary words
 _ELLIPSIS = "…"
+_CUTS_LOOKED_AT = 32
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
@@ -164,16 +165,27 @@ def _alone(text: str, form: str) -> str:
 
 
 def _cut_forms(text: str, forms: tuple[str, ...]) -> str:
-    """A credential's first characters (at least `ANYWHERE`) right before a `…`."""
-    pieces = text.split(_ELLIPSIS)
+    """A credential's first characters (at least `ANYWHERE`) right before a `…`. Bounded:
+    Lantern's own cuts are in short texts, so only the first `_CUTS_LOOKED_AT` count."""
+    pieces = text.split(_ELLIPSIS, _CUTS_LOOKED_AT)
     for index, piece in enumerate(pieces[:-1]):
         for form in forms:
-            longest = min(len(form) - 1, len(piece))
-            cut = next((n for n in range(longest, ANYWHERE - 1, -1) if piece.endswith(form[:n])), 0)
-            if cut:
+            cut = _prefix_at_end(piece, form)
+            if cut >= ANYWHERE:
                 pieces[index] = piece[:-cut] + HIDDEN
                 break
     return _ELLIPSIS.join(pieces)
+
+
+def _prefix_at_end(piece: str, form: str) -> int:
+    """The length of the longest end of `piece` that begins `form`."""
+    start = max(0, len(piece) - len(form) + 1)
+    at = piece.find(form[0], start)
+    while at >= 0:
+        if form.startswith(piece[at:]):
+            return len(piece) - at
+        at = piece.find(form[0], at + 1)
+    return 0
 
 
 # ---------------------------------------------------------------- the process's log
