@@ -23,7 +23,7 @@ from lantern.agent.failure import Fix, shown
 from lantern.agent.provider.diagnose import model_ids, with_path
 from lantern.agent.provider.secrets_out import Secrets
 from lantern.config import Settings
-from lantern.escaping import split_userinfo
+from lantern.escaping import public_url, split_userinfo
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"
 PROBE_TIMEOUT = 0.3
@@ -169,5 +169,6 @@ def resolve_endpoint(settings: Settings, environ: Mapping[str, str] | None = Non
         models[0],
         base_url,
         None,
-        note=f"no model configured; using Ollama at {base_url} with its first model {models[0]!r}",
+        note=f"no model configured; using Ollama at {public_url(base_url)} with its first "
+        f"model {models[0]!r}",
     )
