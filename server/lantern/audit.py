@@ -18,7 +18,7 @@ from typing import Any
 
 import platformdirs
 
-from lantern.escaping import for_log, json_text
+from lantern.escaping import escape_line, for_log, json_text
 
 #: The most characters of one model-chosen string kept in a record.
 FIELD_CHARS = 200
@@ -30,6 +30,11 @@ _APPEND = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
+
+
+class AuditError(Exception):
+    """The audit log cannot be written: no question runs without it. The message names the
+    file and the system's reason, on one line."""
 
 
 def audit_path() -> Path:
@@ -46,18 +51,34 @@ class AuditLog:
         self._lock = threading.Lock()
         self._dir_ready = False
 
+    def check(self) -> None:
+        """Make sure a record can be appended (creating the file if need be), before
+        anything is asked of a model; raises `AuditError` saying why not."""
+        with self._lock:
+            self._write(b"")
+
     def _append(self, record: dict[str, Any]) -> None:
         safe = {k: for_log(v, FIELD_CHARS) if isinstance(v, str) else v for k, v in record.items()}
         line = json_text(safe) + "\n"
         with self._lock:
+            self._write(line.encode("utf-8"))
+
+    def _write(self, data: bytes) -> None:
+        try:
             if not self._dir_ready:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._dir_ready = True
             fd = os.open(self.path, _APPEND, 0o600)
             try:
-                os.write(fd, line.encode("utf-8"))
+                if data:
+                    os.write(fd, data)
             finally:
                 os.close(fd)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise AuditError(
+                f"cannot write the audit log {escape_line(str(self.path))}: {reason}"
+            ) from None
 
     def _base(self, kind: str, conversation: str) -> dict[str, Any]:
         return {

@@ -93,13 +93,23 @@ def replace_surrogates(value: Any) -> Any:
     return value
 
 
+def split_userinfo(url: str) -> tuple[str, str]:
+    """(userinfo, the URL without it). The userinfo runs to the last `@` after `://`,
+    whatever it holds: a password with an unescaped `/`, `?` or `#` is still password
+    (urllib would read part of it as the host, the path or the fragment)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return "", url
+    userinfo, _, host = rest.rpartition("@")
+    return userinfo, f"{scheme}://{host}"
+
+
 def public_url(url: str, keep: tuple[str, ...] = ()) -> str:
     """A URL as any text that leaves the process may show it: no userinfo (`user:key@`),
     no fragment, and of its query (which may carry a key) only the parameters in `keep`."""
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(split_userinfo(url)[1])
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k in keep]
-        host = parts.netloc.rpartition("@")[2]
-        return urlunsplit((parts.scheme, host, parts.path, urlencode(query), ""))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
     except ValueError:  # not a URL urllib can read (a bad IPv6 host): nothing of it shown
         return "(the base URL)"

@@ -71,10 +71,19 @@ def _url(value: object) -> str | None:
     if text is None:
         return None
     parts = urlsplit(text)
+    # A password may be there: what is shown stops at the last `@`.
+    shown = describe(f"…@{text.rpartition('@')[2]}" if "@" in text else text)
     if not text.lower().startswith(("http://", "https://")):
-        raise ValueError(f"must start with http:// or https://, got {describe(text)}")
+        raise ValueError(f"must start with http:// or https://, got {shown}")
     if not parts.netloc:
-        raise ValueError(f"must name a host after {parts.scheme}://, got {describe(text)}")
+        raise ValueError(f"must name a host after {parts.scheme}://, got {shown}")
+    try:
+        parts.port  # noqa: B018 (it checks the port)
+    except ValueError:
+        raise ValueError(
+            f"is not a valid URL (a password with / ? # or @ in it must be percent-encoded), "
+            f"got {shown}"
+        ) from None
     return text
 
 

@@ -576,6 +576,23 @@ class _Handler(BaseHTTPRequestHandler):
             )
         )
         route = urlsplit(self.path).path.rstrip("/")
+        if fake.redirect_to is not None:
+            tail = route[3:] if route.startswith("/v1") else route
+            self.close_connection = True
+            self._send_json(307, {}, {"Location": fake.redirect_to + tail})
+            return
+        sent = self.headers.get("Authorization", "")
+        if fake.api_key is not None and sent != f"Bearer {fake.api_key}":
+            self._send_json(
+                401,
+                _error_body(
+                    f"Incorrect API key provided: {sent}. You can find your API key at "
+                    "https://platform.openai.com/account/api-keys.",
+                    "invalid_request_error",
+                    "invalid_api_key",
+                ),
+            )
+            return
         if fake.ollama_native and route.startswith("/api/"):
             self._ollama(route, body)
             return
@@ -927,6 +944,13 @@ class FakeOpenAI:
         """Also serve Ollama's ``GET /api/tags`` (the models) and ``POST /api/show``."""
         self.ollama_show: dict[str, Any] | None = None
         """What ``/api/show`` answers for a listed model (None: 404)."""
+        self.api_key: str | None = None
+        """Set: every request without ``Authorization: Bearer <api_key>`` is refused with a
+        401 whose message quotes the header it got, as some providers and gateways do
+        ("Incorrect API key provided: Bearer sk-…")."""
+        self.redirect_to: str | None = None
+        """Set: every request is answered ``307 Temporary Redirect`` to this base URL (the
+        path after ``/v1`` kept), as a server that moved would answer."""
         self.reject_stream_options = reject_stream_options
         self.reject_tools = reject_tools
         self.rejections: list[tuple[Callable[[dict[str, Any]], bool], Turn]] = []
@@ -1054,6 +1078,8 @@ class FakeOpenAI:
         self.off_route = None
         self.ollama_native = False
         self.ollama_show = None
+        self.api_key = None
+        self.redirect_to = None
 
     @property
     def turns_left(self) -> int:

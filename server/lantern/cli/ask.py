@@ -1,9 +1,10 @@
 """`lantern ask`: one question, headless. Tool activity on stderr, the answer on stdout.
 
-Exit codes: 0 answered, 2 usage or configuration, 3 model or endpoint error,
-4 stopped by a limit (partial answer printed; also an answer the model's output
-limit cut off), 5 the provider's content filter stopped the answer (what came
-before is printed), 130 interrupted (Ctrl-C; the partial answer is printed too).
+Exit codes: 0 answered, 2 usage or configuration (also an audit log that cannot be
+written: nothing is sent then), 3 model or endpoint error, 4 stopped by a limit
+(partial answer printed; also an answer the model's output limit cut off), 5 the
+provider's content filter stopped the answer (what came before is printed), 130
+interrupted (Ctrl-C; the partial answer is printed too).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from pathlib import Path
 
 from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
+from lantern.agent.loop import Agent
 from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
 from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
+from lantern.audit import AuditError
 from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
 from lantern.config import Settings
 from lantern.workspace.roots import Workspace
@@ -143,6 +146,25 @@ async def run_ask(
         say(endpoint.note)
     model = compose.model_client(endpoint, settings)
     asker = compose.agent(model, workspace, approvals_for(approve, settings), settings)
+    try:
+        if asker.audit is not None:
+            asker.audit.check()  # before anything is sent: no question runs unaudited
+        return await _answer(asker, question, conv, conversation_file, settings, as_json)
+    except AuditError as exc:
+        say(f"{exc} (fix its folder's permissions, or free space on its disk)")
+        return exit_codes.USAGE
+    finally:
+        await model.close()
+
+
+async def _answer(
+    asker: Agent,
+    question: str,
+    conv: Conversation,
+    conversation_file: Path | None,
+    settings: Settings,
+    as_json: bool,
+) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:
@@ -153,7 +175,6 @@ async def run_ask(
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)
-        await model.close()
     if conversation_file is not None:
         conv.save(conversation_file)
     if as_json:

@@ -12,9 +12,11 @@ the server's own words.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
+import sys
 import urllib.error
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,7 @@ from lantern.agent.provider.endpoint import (
     ollama_base_url,
     resolve_endpoint,
 )
+from lantern.agent.provider.secrets_out import ScrubbingWriter, Secrets
 from lantern.approvals import grants_path
 from lantern.audit import audit_path
 from lantern.config import Settings, config_path
@@ -40,6 +43,20 @@ if TYPE_CHECKING:  # the openai SDK loads only when the probe runs
 
 
 def run_doctor(settings: Settings, *, probe: bool = False) -> int:
+    """Print the report, every line with the endpoint's credentials hidden (a server's
+    answer may echo the key; a URL may hold a password)."""
+    secrets = Secrets.of(
+        api_key=settings.api_key, base_url=settings.base_url, headers=settings.headers
+    )
+    out = ScrubbingWriter(sys.stdout, secrets)
+    try:
+        with contextlib.redirect_stdout(out):
+            return _report(settings, probe=probe)
+    finally:
+        out.flush()
+
+
+def _report(settings: Settings, *, probe: bool) -> int:
     ok = True
     # Doctor takes none of `ask`'s flags: what it shows is config.toml and the environment.
     print("Settings (config.toml < environment):")

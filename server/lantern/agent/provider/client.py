@@ -35,6 +35,7 @@ from lantern.agent.provider.http import (
     request_headers,
 )
 from lantern.agent.provider.outcomes import cut_short
+from lantern.agent.provider.secrets_out import Secrets
 from lantern.agent.provider.sse import EventStream, StreamedError
 from lantern.agent.provider.stream import ReplyAssembler, whole_reply_chunks
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
@@ -87,6 +88,8 @@ class ModelClient:
             max_retries=max_retries,
         )
         self._prober = Prober(api_key, headers or {})
+        # Whatever the endpoint says back may echo them: hidden before any text leaves.
+        self._secrets = Secrets.of(api_key=api_key, base_url=self.base_url, headers=headers)
         self._extra_headers = request_headers(api_key, headers or {})
         self._usage_option = True
         self._dropped_fields: set[str] = set()
@@ -129,7 +132,7 @@ class ModelClient:
                 fixes=(Fix("requestTimeoutSeconds", note="a slow or busy server may need more"),),
             ) from None
         except ModelError as exc:
-            raise await self._explain(exc) from None
+            raise self._secrets.error(await self._explain(exc)) from None
 
     async def _explain(self, exc: ModelError) -> ModelError:
         """What only this endpoint can add: its context knob, the URL that answers, its models."""
@@ -189,6 +192,13 @@ class ModelClient:
             raise
 
     async def _stream(self, request: ChatTurn) -> Reply:
+        """One try; its failure with no credential in it (the retry's log and event show it)."""
+        try:
+            return await self._stream_once(request)
+        except ModelError as exc:
+            raise self._secrets.error(exc) from None
+
+    async def _stream_once(self, request: ChatTurn) -> Reply:
         async with AsyncExitStack() as stack:
             try:
                 response = await self._open(request, stack)
@@ -205,7 +215,7 @@ class ModelClient:
                 written = _failed_generation(exc.body)
                 if written is not None:
                     return self._written_reply(request, written)
-                raise stream_error(exc.body) from None
+                raise stream_error(self._secrets.scrub_value(exc.body)) from None
         return self._finish(request, assembler, said_done=events.done)
 
     async def _read(
@@ -219,10 +229,11 @@ class ModelClient:
             async with asyncio.timeout(self.stall_timeout) as watchdog:
                 if kind.startswith("application/json"):
                     # The server ignored stream=True or sent only an error.
-                    for chunk in whole_reply_chunks(await read_json(response)):
+                    for chunk in whole_reply_chunks(await read_json(response, self._secrets.scrub)):
                         assembler.feed(chunk)
                 elif kind.startswith(("text/html", "application/xhtml")):
-                    raise _web_page(await read_body(response), self.where)
+                    page = self._secrets.scrub(await read_body(response))
+                    raise _web_page(page, self.where)
                 else:
                     async for data in events:
                         watchdog.reschedule(loop.time() + self.stall_timeout)
@@ -307,16 +318,19 @@ class ModelClient:
             )
         if isinstance(exc, openai.APIStatusError):
             headers = exc.response.headers
+            location = headers.get("location")
             return status_error(
                 exc.status_code,
-                exc.body,
+                # Scrubbed before its words are taken: they are cut short, a key with them.
+                self._secrets.scrub_value(exc.body),
                 where=where,
                 model=self.model,
                 tools_sent=tools_sent,
                 retry_after=headers.get("retry-after"),
-                location=headers.get("location"),
+                location=None if location is None else self._secrets.scrub(location),
             )
-        return stream_error(exc.body if exc.body is not None else exc.message)
+        said = exc.body if exc.body is not None else exc.message
+        return stream_error(self._secrets.scrub_value(said))
 
 
 def _chunk(data: Any) -> Any:

@@ -8,6 +8,8 @@ timeout, so a machine without Ollama loses a few hundred milliseconds at most.
 
 from __future__ import annotations
 
+import base64
+import http.client
 import json
 import os
 import urllib.error
@@ -15,10 +17,13 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from lantern.agent.failure import Fix, shown
 from lantern.agent.provider.diagnose import model_ids, with_path
+from lantern.agent.provider.secrets_out import Secrets
 from lantern.config import Settings
+from lantern.escaping import public_url, split_userinfo
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"
 PROBE_TIMEOUT = 0.3
@@ -45,14 +50,6 @@ HOW_TO_CONFIGURE_SETTINGS = (
 )
 
 
-class _Refuse(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # the 3xx is then raised as an HTTPError
-
-
-_NO_REDIRECTS = urllib.request.build_opener(_Refuse)
-
-
 class EndpointError(Exception):
     """No usable model. `str()` says how to configure one in settings' words (for an
     editor); `cli` says it for the command line; `fixes` is the same as data."""
@@ -71,6 +68,15 @@ class EndpointError(Exception):
             "summary": str(self),
             "fixes": [f.to_dict() for f in self.fixes],
         }
+
+
+class _Refuse(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # the 3xx is then raised as an HTTPError
+
+
+#: Follows no redirect: it would carry the key and the `headers` setting to another origin.
+NO_REDIRECTS = urllib.request.build_opener(_Refuse)
 
 
 @dataclass(frozen=True)
@@ -96,14 +102,27 @@ def list_models(
 ) -> list[str]:
     """GET {base_url}/models (its query kept); raises OSError/ValueError when the endpoint
     does not answer with a model list."""
-    request = urllib.request.Request(with_path(base_url, "/models"))
+    # urllib would take `user:password@host` for the host name (and ask DNS for it): the
+    # userinfo goes as Basic credentials instead, as the model client's httpx sends it.
+    userinfo, bare = split_userinfo(base_url)
+    request = urllib.request.Request(with_path(bare, "/models"))
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
+    if userinfo:
+        user, _, password = userinfo.partition(":")
+        pair = f"{unquote(user)}:{unquote(password)}".encode()
+        request.add_header("Authorization", "Basic " + base64.b64encode(pair).decode())
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     # No redirect is followed: it would carry the key and the headers to another address.
-    with _NO_REDIRECTS.open(request, timeout=timeout) as response:
-        models = model_ids(json.loads(response.read(1 << 20)))
+    try:
+        with NO_REDIRECTS.open(request, timeout=timeout) as response:
+            models = model_ids(json.loads(response.read(1 << 20)))
+    except http.client.InvalidURL:  # its words quote the URL: a password's part, maybe
+        raise ValueError(
+            "the base URL is not a valid URL (a password with / ? # or @ in it "
+            "must be percent-encoded)"
+        ) from None
     if models is None:
         raise ValueError("the answer is not a model list")
     return models
@@ -120,6 +139,11 @@ def resolve_endpoint(settings: Settings, environ: Mapping[str, str] | None = Non
             )
         except (OSError, ValueError, urllib.error.URLError):
             offered = ()
+        # Names from the endpoint: one that echoes a credential shows it hidden.
+        secrets = Secrets.of(
+            api_key=settings.api_key, base_url=settings.base_url, headers=settings.headers
+        )
+        offered = tuple(secrets.scrub(name) for name in offered)
         has = f"; the endpoint has: {shown(offered)}" if offered else ""
         raise EndpointError(
             f"no model is set: set `model` to one your endpoint offers{has}",
@@ -145,5 +169,6 @@ def resolve_endpoint(settings: Settings, environ: Mapping[str, str] | None = Non
         models[0],
         base_url,
         None,
-        note=f"no model configured; using Ollama at {base_url} with its first model {models[0]!r}",
+        note=f"no model configured; using Ollama at {public_url(base_url)} with its first "
+        f"model {models[0]!r}",
     )

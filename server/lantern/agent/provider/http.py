@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -75,7 +75,9 @@ def build_client(
 def request_headers(api_key: str | None, headers: Mapping[str, str]) -> dict[str, Any]:
     """Headers for each request: with the credential in the `headers` setting (Azure's
     `api-key`) and no API key, no made-up bearer token is sent beside it."""
-    return {"Authorization": openai.omit} if api_key is None and headers else {}
+    if api_key is not None or any(name.lower() == "authorization" for name in headers):
+        return {}  # the key, or the setting's own Authorization (default headers win)
+    return {"Authorization": openai.omit} if headers else {}
 
 
 def content_type(response: httpx2.Response) -> str:
@@ -87,12 +89,14 @@ async def read_body(response: httpx2.Response, limit: int = 1 << 20) -> str:
     return raw[:limit].decode("utf-8", errors="replace")
 
 
-async def read_json(response: httpx2.Response) -> Any:
+async def read_json(response: httpx2.Response, hide: Callable[[str], str] = str) -> Any:
+    """The reply's JSON; else a `not_api` failure with its words (`hide` hides credentials
+    in the text before the words, which are cut short, are taken)."""
     text = await read_body(response)
     try:
         return json.loads(text)
     except ValueError:
-        words = error_body.describe(text)
+        words = error_body.describe(hide(text))
         raise ModelError(
             "not_api", "the endpoint's reply was not the API's JSON", words=words
         ) from None

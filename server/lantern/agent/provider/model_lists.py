@@ -20,6 +20,7 @@ from typing import Any
 from lantern.agent.failure import ErrorKind, Fix, ModelError
 from lantern.agent.provider.diagnose import fixed_url
 from lantern.agent.provider.endpoint import OPENAI, list_models, ollama_base_url
+from lantern.agent.provider.secrets_out import Secrets
 from lantern.config import Settings
 from lantern.escaping import cap, escape_line, public_url
 
@@ -100,14 +101,15 @@ async def endpoint_models(
 ) -> ModelList:
     """`GET …/models` at the configured endpoint with its key and headers."""
     base_url = configured_base_url(settings, environ)
+    secrets = Secrets.of(api_key=settings.api_key, base_url=base_url, headers=settings.headers)
     try:
         models = await asyncio.wait_for(
             asyncio.to_thread(list_models, base_url, settings.api_key, timeout, settings.headers),
             timeout * 2,
         )
     except Exception as exc:
-        return ModelList(base_url, [], list_failure(exc, base_url))
-    return ModelList(base_url, models)
+        return ModelList(base_url, [], secrets.error(list_failure(exc, base_url)))
+    return ModelList(base_url, [secrets.scrub(name) for name in models])
 
 
 def list_failure(exc: BaseException, base_url: str) -> ModelError:
