@@ -58,6 +58,16 @@ def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _identity(workspace: Workspace | None) -> tuple[tuple[int, int | None, int | None], ...] | None:
+    """The roots' identity for listing `Always Allow`; None when a root cannot be read."""
+    if workspace is None:
+        return None
+    try:
+        return workspace.persistent_identity()
+    except OSError:
+        return None
+
+
 class Session:
     def __init__(self, prompt: Prompt, environ: Mapping[str, str] | None = None) -> None:
         self.environ = os.environ if environ is None else environ
@@ -160,6 +170,7 @@ class Session:
             workspace_key=workspace.key if workspace else None,
             workspace_name=workspace.name if workspace else "",
             conversation_id=conversation_id,
+            workspace_identity=_identity(workspace),
         )
 
     def revoke_grant(self, grant_id: str) -> bool:
