@@ -19,7 +19,7 @@ from lantern.approvals import Prompt, Remembering
 from lantern.config import Settings, load_settings_lenient
 from lantern.trust import narrow
 from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
+from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_root
 
 if TYPE_CHECKING:
     from lantern.agent.conversation import Conversations, HistoryTurn
@@ -86,11 +86,20 @@ class Session:
     # ---------------------------------------------------------------- configuration
 
     def set_folders(self, folders: Sequence[str]) -> list[str]:
-        """Use these folders as the jail's roots; returns folders that were skipped."""
-        usable = [f for f in folders if os.path.isdir(f)]
+        """Use these folders as the jail's roots; returns why each skipped one was skipped
+        (not a folder, or the file system root: see `workspace/roots.py`)."""
+        usable, problems = [], []
+        for folder in folders:
+            if not os.path.isdir(folder):
+                name = os.path.basename(folder.rstrip("/"))
+                problems.append(f"workspace folder {name} is not a folder")
+            elif is_file_system_root(folder):
+                problems.append(FILE_SYSTEM_ROOT)
+            else:
+                usable.append(folder)
         self.folders = usable
         self._rebuild_workspace()
-        return [os.path.basename(f.rstrip("/")) for f in folders if f not in usable]
+        return problems
 
     def configure(
         self,

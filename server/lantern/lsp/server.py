@@ -89,7 +89,7 @@ def build_server() -> LanternServer:
         ls.pending_problems = ls.session.configure(
             init_options=options if isinstance(options, dict) else {}
         )
-        ls.pending_problems += [f"workspace folder {name} is not a folder" for name in skipped]
+        ls.pending_problems += skipped
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanternServer, params: types.InitializedParams) -> None:
@@ -119,9 +119,7 @@ def build_server() -> LanternServer:
         # A new folder's own settings may narrow (deny globs, lower limits): read them
         # before its files become reachable.
         problems = await _pull_configuration(ls, folders)
-        problems += [
-            f"workspace folder {n} is not a folder" for n in ls.session.set_folders(folders)
-        ]
+        problems += ls.session.set_folders(folders)
         ls.report(problems)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)

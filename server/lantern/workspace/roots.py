@@ -76,6 +76,19 @@ class Opened:
         os.close(self.fd)
 
 
+#: Why `/` (or a drive's root) is refused as a workspace folder.
+FILE_SYSTEM_ROOT = (
+    "the file system root cannot be a workspace folder: it holds every user's files "
+    "and the system's; open a project folder (or your home folder) instead"
+)
+
+
+def is_file_system_root(path: str) -> bool:
+    """Whether `path` is `/` (or a Windows drive's root), after links are resolved."""
+    real = os.path.realpath(path)
+    return os.path.dirname(real) == real
+
+
 def _unique_names(paths: Sequence[str]) -> list[str]:
     names: list[str] = []
     for path in paths:
@@ -162,6 +175,8 @@ class Workspace:
         for path in real:
             if not os.path.isdir(path):
                 raise ValueError(f"workspace folder {os.path.basename(path)!r} is not a folder")
+            if is_file_system_root(path):
+                raise ValueError(FILE_SYSTEM_ROOT)
         self.policy = policy or Policy()
         self.roots = [
             Root.probed(n, p, self.policy) for n, p in zip(_unique_names(real), real, strict=True)
