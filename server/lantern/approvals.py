@@ -110,9 +110,10 @@ class ApprovalRequest:
         head, slash, rest = path.partition("/")
         return head + slash + self.names.exact_path(rest) if rest else path
 
-    def folder_identities(self) -> dict[str, Hashable]:
-        """`folders` by key: what each folder grant above this request must match."""
-        return {self.key_of(path): ident for path, ident in self.folders}
+    def identities_down_to(self, folder: str) -> tuple[Hashable, ...]:
+        """The identities of the workspace's roots and of each folder from them down to
+        `folder` (a key at or above this request's): what a grant for `folder` is bound to."""
+        return tuple(ident for path, ident in self.folders if _covers(self.key_of(path), folder))
 
     def message(self) -> str:
         """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.
@@ -298,7 +299,7 @@ class Remembering:
         self.configure(mode=mode, allow_globs=allow_globs)
         self.grants = grants or WorkspaceGrants()
         self._files: dict[str, set[tuple[str, Identity]]] = {}
-        # (tool, folder, the folder's identity) per conversation
+        # (tool, folder, the identities from the roots down to it) per conversation
         self._folders: dict[str, set[tuple[str, str, Hashable]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}  # one prompt at a time, per conversation
 
@@ -355,11 +356,10 @@ class Remembering:
 
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:
-            ids = req.folder_identities()
             return any(
                 req.tool in _GRANT_COVERS.get(tool, {tool})
                 and _covers(folder, req.key)
-                and ids.get(folder) == ident
+                and req.identities_down_to(folder) == ident
                 for tool, folder, ident in self._folders.get(req.conversation_id, ())
             )
         return (req.key, req.identity) in self._files.get(req.conversation_id, set())
@@ -397,7 +397,7 @@ class Remembering:
             return
         if req.folder:
             # list_files and search ask once per conversation per folder and tool.
-            ident = req.folder_identities().get(req.key)
+            ident = req.identities_down_to(req.key)
             self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.key, ident))
         elif decision is Decision.ALLOW_CONVERSATION:
             self._files.setdefault(req.conversation_id, set()).add((req.key, req.identity))

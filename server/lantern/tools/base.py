@@ -115,11 +115,15 @@ async def approve(
     path = path or opened.target.rel
     workspace = ctx.workspace
     folders: tuple[tuple[str, Hashable], ...] = ()
-    if folder:
-        if len(opened.target.parts) <= _INLINE_DEPTH:
+    try:
+        if folder and len(opened.target.parts) <= _INLINE_DEPTH:
             folders = workspace.folder_chain(opened, path)
-        else:  # one open per folder on the way down: a deep path walks in a worker
+        elif folder:  # one open per folder on the way down: a deep path walks in a worker
             folders = await asyncio.to_thread(workspace.folder_chain, opened, path)
+        roots = workspace.persistent_identity()
+    except OSError as exc:  # a workspace folder gone or unreadable since the open
+        message = f"a workspace folder could not be opened ({exc.strerror})"
+        raise ToolError("io_error", message) from None
     request = ApprovalRequest(
         tool=tool,
         path=path,
@@ -136,7 +140,7 @@ async def approve(
         call_id=ctx.call_id,
         pattern=pattern,
         folders=folders,
-        workspace_identity=workspace.persistent_identity(),
+        workspace_identity=roots,
     )
     outcome = await ctx.approvals.decide(request, observer=ctx.observer)
     named = escape_line(path)  # a name from the disk, on its way to the model
