@@ -21,18 +21,14 @@ What each answer covers:
 Paths and `approval.allow` globs are compared as the file's root compares names
 (`ApprovalRequest.key`): on a disk that folds case, `DOCS/x` is `docs/x`.
 - For `list_files` and `search` any yes covers that folder and everything
-  below it for the rest of the conversation — while the folder is the same
-  folder (`ApprovalRequest.folders`: its identity and that of the roots above
-  it, so a swapped folder or a same-named root asks again) — for that kind of
-  access only:
-  names and contents are different grants. A listing grant never covers a
-  search (a search with a file as its path shows the whole file); a search
-  grant covers listings, since search results name their files anyway.
-- `Always Allow`: every read — files, listings and searches — in this
-  workspace from now on, stored under `platformdirs.user_data_path("lantern")`
-  with the roots' paths (the workspace key) and their folders' inode number,
-  generation and birth time: a folder re-created at the same path asks again.
-  The jail, the denylist and `approval.deny` still hold.
+  below it for the rest of the conversation while it is the same folder, down
+  from the same roots (`ApprovalRequest.folders`), for that kind of access
+  only: a listing grant never covers a search (a search with a file as its
+  path shows the whole file); a search grant covers listings.
+- `Always Allow`: every read in this workspace from now on, stored under
+  `platformdirs.user_data_path("lantern")` with the roots' paths and their
+  folders' inode, generation and birth time (`workspace_identity`). The jail,
+  the denylist and `approval.deny` still hold.
 
 `Deny`, `TIMEOUT` (no answer in time) and anything else that is no clear yes
 refuse, and none of them is remembered.
@@ -90,8 +86,7 @@ class ApprovalRequest:
     root_named: bool = False  # `path` starts with a workspace folder's name (several roots)
     call_id: str | None = None  # the model's tool call that asks (an editor shows it there)
     pattern: str | None = None  # search: the pattern, shown in the prompt
-    # list_files / search: each folder from the workspace (`.`) down to `path`, with
-    # its identity (`Workspace.folder_chain`); a folder grant holds while they match.
+    # list_files / search: each folder from `.` down to `path` and its identity (`folder_chain`)
     folders: tuple[tuple[str, Hashable], ...] = ()
     # Always Allow: the roots' (inode, generation, birth time) (`Workspace.persistent_identity`)
     workspace_identity: RootsIdentity = ()
@@ -276,8 +271,7 @@ def _covers(folder: str, path: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
-#: What a folder grant for each tool also covers: contents (search) imply names
-#: (list_files); names never imply contents.
+#: What a folder grant for each tool also covers: contents imply names, never the reverse.
 _GRANT_COVERS = {
     "search": frozenset({"search", "list_files"}),
     "list_files": frozenset({"list_files"}),
