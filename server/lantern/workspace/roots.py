@@ -151,10 +151,11 @@ def _folder_ids(root_fd: int, parts: Sequence[str]) -> list[Hashable]:
     return found + [object()] * (max(len(parts) - 1, 0) - len(found))
 
 
+# getattr: native Windows lacks these, and must still import this module (platform_gate.py)
 _STEP_FLAGS = (
     os.O_RDONLY
-    | os.O_DIRECTORY
-    | os.O_NOFOLLOW
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_CLOEXEC", 0)
 )
