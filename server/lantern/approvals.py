@@ -13,20 +13,22 @@ never learns who answered. Two approvers exist:
 What each answer covers:
 
 - `Allow`: that one call.
-- `Allow in Chat`: the same file — same relative path, device and inode, so a
-  file swapped afterwards is asked about again — for the rest of the
-  conversation.
+- `Allow in Chat`: the same file — same relative path and `Identity` (device,
+  inode, generation or birth time where known, change time and size), so a file
+  swapped, re-created under a reused inode number, or changed afterwards is
+  asked about again — for the rest of the conversation.
 
 Paths and `approval.allow` globs are compared as the file's root compares names
 (`ApprovalRequest.key`): on a disk that folds case, `DOCS/x` is `docs/x`.
 - For `list_files` and `search` any yes covers that folder and everything
-  below it for the rest of the conversation, for that kind of access only:
-  names and contents are different grants. A listing grant never covers a
-  search (a search with a file as its path shows the whole file); a search
-  grant covers listings, since search results name their files anyway.
-- `Always Allow`: every read — files, listings and searches — in this
-  workspace from now on, stored under `platformdirs.user_data_path("lantern")`.
-  The jail, the denylist and `approval.deny` still hold.
+  below it for the rest of the conversation while it is the same folder, down
+  from the same roots (`ApprovalRequest.folders`), for that kind of access
+  only: a listing grant never covers a search (a search with a file as its
+  path shows the whole file); a search grant covers listings.
+- `Always Allow`: every read in this workspace from now on, stored under
+  `platformdirs.user_data_path("lantern")` with the roots' paths and their
+  folders' inode, generation and birth time (`workspace_identity`). The jail,
+  the denylist and `approval.deny` still hold.
 
 `Deny`, `TIMEOUT` (no answer in time) and anything else that is no clear yes
 refuse, and none of them is remembered.
@@ -40,7 +42,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -84,16 +86,29 @@ class ApprovalRequest:
     root_named: bool = False  # `path` starts with a workspace folder's name (several roots)
     call_id: str | None = None  # the model's tool call that asks (an editor shows it there)
     pattern: str | None = None  # search: the pattern, shown in the prompt
+    # list_files / search: each folder from `.` down to `path` and its identity (`folder_chain`)
+    folders: tuple[tuple[str, Hashable], ...] = ()
+    # Always Allow: the roots' (inode, generation, birth time) (`Workspace.persistent_identity`)
+    workspace_identity: RootsIdentity = ()
 
     @property
     def key(self) -> str:
         """`path` in the form grants and allow globs compare: `DOCS/x` is `docs/x` on a
         disk that folds case. A leading workspace folder name is kept exact: `App` and
         `app` are two roots."""
+        return self.key_of(self.path)
+
+    def key_of(self, path: str) -> str:
+        """Any path of this request's root in the form grants compare (see `key`)."""
         if not self.root_named:
-            return self.names.exact_path(self.path)
-        head, slash, rest = self.path.partition("/")
-        return head + slash + self.names.exact_path(rest) if rest else self.path
+            return self.names.exact_path(path)
+        head, slash, rest = path.partition("/")
+        return head + slash + self.names.exact_path(rest) if rest else path
+
+    def identities_down_to(self, folder: str) -> tuple[Hashable, ...]:
+        """The identities of the workspace's roots and of each folder from them down to
+        `folder` (a key at or above this request's): what a grant for `folder` is bound to."""
+        return tuple(ident for path, ident in self.folders if _covers(self.key_of(path), folder))
 
     def message(self) -> str:
         """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.
@@ -187,6 +202,10 @@ def human_size(size: int) -> str:
     raise AssertionError("unreachable")
 
 
+#: Each root folder's (inode, generation, birth time): what `Always Allow` keeps.
+RootsIdentity = tuple[tuple[int, int | None, int | None], ...]
+
+
 def grants_path() -> Path:
     return platformdirs.user_data_path("lantern") / "approvals.json"
 
@@ -205,17 +224,28 @@ class WorkspaceGrants:
         workspaces = data.get("workspaces") if isinstance(data, dict) else None
         return workspaces if isinstance(workspaces, dict) else {}
 
-    def allowed(self, key: str) -> bool:
-        return self.entry(key) is not None
+    def allowed(self, key: str, identity: RootsIdentity = ()) -> bool:
+        return self.entry(key, identity) is not None
 
-    def entry(self, key: str) -> dict[str, object] | None:
-        """The stored grant of workspace `key` (`name`, `always`, `since`), or None."""
+    def entry(self, key: str, identity: RootsIdentity | None = None) -> dict[str, object] | None:
+        """The stored grant of workspace `key` (`name`, `always`, `since`, `roots`), or
+        None; with `identity`, only while its roots are the folders it was given for (an
+        entry stored without `roots`, by an older version, matches none)."""
         entry = self._load().get(key)
-        return entry if isinstance(entry, dict) and entry.get("always") is True else None
+        if not (isinstance(entry, dict) and entry.get("always") is True):
+            return None
+        if identity is not None and entry.get("roots") != [list(i) for i in identity]:
+            return None
+        return entry
 
-    def allow(self, key: str, name: str) -> None:
+    def allow(self, key: str, name: str, identity: RootsIdentity = ()) -> None:
         workspaces = self._load()
-        workspaces[key] = {"name": name, "always": True, "since": int(time.time())}
+        workspaces[key] = {
+            "name": name,
+            "always": True,
+            "since": int(time.time()),
+            "roots": [list(i) for i in identity],
+        }
         self._write(workspaces)
 
     def revoke(self, key: str) -> None:
@@ -241,8 +271,7 @@ def _covers(folder: str, path: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
-#: What a folder grant for each tool also covers: contents (search) imply names
-#: (list_files); names never imply contents.
+#: What a folder grant for each tool also covers: contents imply names, never the reverse.
 _GRANT_COVERS = {
     "search": frozenset({"search", "list_files"}),
     "list_files": frozenset({"list_files"}),
@@ -264,8 +293,9 @@ class Remembering:
         self.configure(mode=mode, allow_globs=allow_globs)
         self.grants = grants or WorkspaceGrants()
         self._files: dict[str, set[tuple[str, Identity]]] = {}
-        self._folders: dict[str, set[tuple[str, str]]] = {}  # (tool, folder) per conversation
-        self._lock = asyncio.Lock()
+        # (tool, folder, the identities from the roots down to it) per conversation
+        self._folders: dict[str, set[tuple[str, str, Hashable]]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}  # one prompt at a time, per conversation
 
     def configure(self, *, mode: Literal["ask", "workspace"], allow_globs: Sequence[str]) -> None:
         """Follow a settings change; remembered answers are kept."""
@@ -286,6 +316,7 @@ class Remembering:
     def forget_conversation(self, conversation_id: str) -> None:
         self._files.pop(conversation_id, None)
         self._folders.pop(conversation_id, None)
+        self._locks.pop(conversation_id, None)
 
     # -------------------------------------------------- what is remembered (lantern/grants)
 
@@ -301,7 +332,8 @@ class Remembering:
 
     def folder_grants(self, conversation_id: str) -> list[tuple[str, str]]:
         """The (tool, folder) grants of a conversation."""
-        return sorted(self._folders.get(conversation_id, ()))
+        held = self._folders.get(conversation_id, ())
+        return sorted({(tool, folder) for tool, folder, _ in held})
 
     def forget_file(self, conversation_id: str, key: str) -> bool:
         """Forget the grant for file `key`, whichever identities it was given for."""
@@ -312,18 +344,22 @@ class Remembering:
 
     def forget_folder(self, conversation_id: str, tool: str, folder: str) -> bool:
         held = self._folders.get(conversation_id, set())
-        if (tool, folder) not in held:
-            return False
-        held.discard((tool, folder))
-        return True
+        gone = {entry for entry in held if entry[:2] == (tool, folder)}
+        held -= gone
+        return bool(gone)
 
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:
             return any(
-                req.tool in _GRANT_COVERS.get(tool, {tool}) and _covers(folder, req.key)
-                for tool, folder in self._folders.get(req.conversation_id, ())
+                req.tool in _GRANT_COVERS.get(tool, {tool})
+                and _covers(folder, req.key)
+                and req.identities_down_to(folder) == ident
+                for tool, folder, ident in self._folders.get(req.conversation_id, ())
             )
         return (req.key, req.identity) in self._files.get(req.conversation_id, set())
+
+    def _always(self, req: ApprovalRequest) -> bool:
+        return self.grants.allowed(req.workspace_key, req.workspace_identity)
 
     async def decide(
         self, request: ApprovalRequest, *, observer: PromptObserver | None = None
@@ -332,13 +368,15 @@ class Remembering:
             return Outcome(Decision.ALLOW_ONCE, "auto")
         if self._allowed_by_glob(request):
             return Outcome(Decision.ALLOW_ONCE, "auto")
-        if self._remembered(request) or self.grants.allowed(request.workspace_key):
+        if self._remembered(request) or self._always(request):
             return Outcome(Decision.ALLOW_ONCE, "user")
-        # One prompt at a time: concurrent calls for the same file then see the first answer.
-        async with self._lock:
+        # One prompt at a time per conversation: its concurrent calls for the same file
+        # then see the first answer; another conversation's prompt does not wait.
+        lock = self._locks.setdefault(request.conversation_id, asyncio.Lock())
+        async with lock:
             # A prompt answered while this call waited may cover it (the same file,
             # or "Always Allow").
-            if self._remembered(request) or self.grants.allowed(request.workspace_key):
+            if self._remembered(request) or self._always(request):
                 return Outcome(Decision.ALLOW_ONCE, "user")
             if observer is not None:
                 observer.asking(request)
@@ -353,8 +391,9 @@ class Remembering:
             return
         if req.folder:
             # list_files and search ask once per conversation per folder and tool.
-            self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.key))
+            ident = req.identities_down_to(req.key)
+            self._folders.setdefault(req.conversation_id, set()).add((req.tool, req.key, ident))
         elif decision is Decision.ALLOW_CONVERSATION:
             self._files.setdefault(req.conversation_id, set()).add((req.key, req.identity))
         if decision is Decision.ALLOW_WORKSPACE:
-            self.grants.allow(req.workspace_key, req.workspace_name)
+            self.grants.allow(req.workspace_key, req.workspace_name, req.workspace_identity)

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lantern.approvals import Remembering
+from lantern.approvals import Remembering, RootsIdentity
 from lantern.escaping import escape_line
 
 Scope = Literal["always", "conversation"]
@@ -59,11 +59,13 @@ def list_grants(
     workspace_key: str | None,
     workspace_name: str,
     conversation_id: str | None,
+    workspace_identity: RootsIdentity | None = None,
 ) -> list[Grant]:
-    """The open workspace's `Always Allow` (when given) and one conversation's grants."""
+    """The open workspace's `Always Allow` (when given, and given for these root folders
+    when `workspace_identity` is known) and one conversation's grants."""
     found: list[Grant] = []
     if workspace_key:
-        entry = approvals.grants.entry(workspace_key)
+        entry = approvals.grants.entry(workspace_key, workspace_identity)
         if entry is not None:
             since = entry.get("since")
             found.append(

@@ -19,7 +19,7 @@ from lantern.approvals import Prompt, Remembering
 from lantern.config import Settings, load_settings_lenient
 from lantern.trust import narrow
 from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
+from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_root
 
 if TYPE_CHECKING:
     from lantern.agent.conversation import Conversations, HistoryTurn
@@ -58,6 +58,16 @@ def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _identity(workspace: Workspace | None) -> tuple[tuple[int, int | None, int | None], ...] | None:
+    """The roots' identity for listing `Always Allow`; None when a root cannot be read."""
+    if workspace is None:
+        return None
+    try:
+        return workspace.persistent_identity()
+    except OSError:
+        return None
+
+
 class Session:
     def __init__(self, prompt: Prompt, environ: Mapping[str, str] | None = None) -> None:
         self.environ = os.environ if environ is None else environ
@@ -76,11 +86,20 @@ class Session:
     # ---------------------------------------------------------------- configuration
 
     def set_folders(self, folders: Sequence[str]) -> list[str]:
-        """Use these folders as the jail's roots; returns folders that were skipped."""
-        usable = [f for f in folders if os.path.isdir(f)]
+        """Use these folders as the jail's roots; returns why each skipped one was skipped
+        (not a folder, or the file system root: see `workspace/roots.py`)."""
+        usable, problems = [], []
+        for folder in folders:
+            if not os.path.isdir(folder):
+                name = os.path.basename(folder.rstrip("/"))
+                problems.append(f"workspace folder {name} is not a folder")
+            elif is_file_system_root(folder):
+                problems.append(FILE_SYSTEM_ROOT)
+            else:
+                usable.append(folder)
         self.folders = usable
         self._rebuild_workspace()
-        return [os.path.basename(f.rstrip("/")) for f in folders if f not in usable]
+        return problems
 
     def configure(
         self,
@@ -160,6 +179,7 @@ class Session:
             workspace_key=workspace.key if workspace else None,
             workspace_name=workspace.name if workspace else "",
             conversation_id=conversation_id,
+            workspace_identity=_identity(workspace),
         )
 
     def revoke_grant(self, grant_id: str) -> bool:

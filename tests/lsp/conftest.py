@@ -42,7 +42,9 @@ ALLOW = "Allow"
 ALLOW_CONVERSATION = "Allow in Chat"
 ALLOW_WORKSPACE = "Always Allow"
 DENY = "Deny"
-ACTIONS = [ALLOW, ALLOW_CONVERSATION, ALLOW_WORKSPACE, DENY]
+ACTIONS = [DENY, ALLOW, ALLOW_CONVERSATION, ALLOW_WORKSPACE]  # the first never grants
+#: An answer: the first action offered, as a client that pre-selects it sends on Enter (eglot).
+ENTER = "<enter>"
 
 #: How long any single wait in these tests may take before it is a hang (see tests/hang.py).
 WAIT = HANG_S
@@ -157,6 +159,8 @@ class Lantern:
             self.prompts.append(params.message)
             self.prompt_opened.set()
             answer = self.answer
+            if answer == ENTER:
+                answer = (params.actions or [types.MessageActionItem(title="")])[0].title
             title = (
                 answer
                 if answer is None or isinstance(answer, str)

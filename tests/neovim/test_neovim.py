@@ -138,7 +138,7 @@ def test_neovim_asks_allows_denies_cancels_and_lists_references(
     assert allow["cited"] == ["src/text.py:2", "src/gone.py:1"]
     [prompt] = [p for p in seen["prompts"] if p["answered"] == "Allow"]
     assert "src/text.py" in prompt["prompt"]
-    assert prompt["titles"][0] == "Allow" and "Deny" in prompt["titles"]
+    assert prompt["titles"][0] == "Deny" and "Allow" in prompt["titles"]  # Enter never grants
     kinds = {e["kind"] for e in allow["events"]}
     assert {"tool", "answerDelta"} <= kinds
     assert {e["requestId"] for e in allow["events"]} == {allow["request_id"]}

@@ -1,5 +1,5 @@
-// A pending approval in its turn: the prompt, its four actions as buttons (the first one
-// focused, arrow keys move between them) and the time left, counted down in place so the
+// A pending approval in its turn: the prompt, its four actions as buttons (the one that
+// never grants focused, so a bare Enter denies; arrow keys move between them) and the time left, counted down in place so the
 // turn is not drawn again every second. Answered here, it shows the choice and no buttons.
 
 import { formatTimeLeft } from "../src/activity";
@@ -69,15 +69,17 @@ export function renderApproval(approval: PanelApproval): HTMLElement {
     return box;
   }
   const actions = element("div", "approval-actions");
-  const buttons = approval.actions.map((action) =>
-    button("approval-action", action, () => {
+  const buttons = approval.actions.map((action) => {
+    const node = button("approval-action", action, () => {
       answered.set(approval.id, action);
       send({ type: "approve", id: approval.id, action });
       const hadFocus = box.contains(document.activeElement);
       settled(box, `You chose ${action}.`);
       if (hadFocus) box.focus();
-    }),
-  );
+    });
+    if (action === approval.safe) node.dataset.safe = "true";
+    return node;
+  });
   buttons[0]?.classList.add("primary");
   actions.addEventListener("keydown", (event) => moveFocus(event, buttons));
   actions.append(...buttons);
@@ -90,14 +92,15 @@ export function renderApproval(approval: PanelApproval): HTMLElement {
   return box;
 }
 
-/** Focus the first action of an approval that just appeared, unless the user is typing. */
+/** Focus the action of an approval that just appeared that never grants (Deny), unless
+ * the user is typing; with none known, the approval itself, so Enter picks nothing. */
 export function focusNewApproval(root: HTMLElement, input: HTMLElement): void {
   for (const box of Array.from(root.querySelectorAll<HTMLElement>(".approval[data-id]"))) {
     const id = box.dataset.id ?? "";
     if (focused.has(id)) continue;
-    const first = box.querySelector<HTMLButtonElement>("button.approval-action");
-    if (!first) continue;
+    if (!box.querySelector("button.approval-action")) continue;
+    const safe = box.querySelector<HTMLButtonElement>("button.approval-action[data-safe]");
     focused.add(id);
-    if (document.activeElement !== input) first.focus({ preventScroll: true });
+    if (document.activeElement !== input) (safe ?? box).focus({ preventScroll: true });
   }
 }

@@ -8,7 +8,7 @@ import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/nod
 import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, Range, ToPanel, TurnRecord } from "./protocol";
 import { editorWords } from "./fixes";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
-import { applyEvent, applyFailure, applyResult, newTurn, settleRestored } from "./turns";
+import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "./turns";
 
 const REQUEST_CANCELLED = -32800;
 
@@ -240,11 +240,13 @@ export class Questions implements vscode.Disposable {
   approve(params: ApproveParams, token: vscode.CancellationToken): Promise<{ action: string | null }> {
     const turn = this.running && params.conversationId === this.running.conversationId ? this.turn(this.running.key) : undefined;
     const id = crypto.randomUUID();
+    const { actions, safe } = shownActions(params.actions);
     const approval: PanelApproval = {
       id,
       callId: params.callId,
       message: params.message,
-      actions: params.actions,
+      actions,
+      safe,
       expiresAt: Date.now() + params.timeoutSeconds * 1000,
     };
     return new Promise((resolve) => {
@@ -263,7 +265,7 @@ export class Questions implements vscode.Disposable {
         this.changed(turn, false);
       }
       // Closing the notification is not an answer: the prompt stays in the view.
-      void vscode.window.showInformationMessage(params.message, ...params.actions).then((choice) => {
+      void vscode.window.showInformationMessage(params.message, ...actions).then((choice) => {
         if (choice !== undefined) this.settle(id, choice);
       });
     });

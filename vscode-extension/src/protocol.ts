@@ -164,6 +164,8 @@ export interface PanelApproval {
   callId: string | null;
   message: string;
   actions: string[];
+  /** The action focused when the approval appears: one that never grants (so Enter denies). */
+  safe?: string;
   expiresAt: number;
 }
 

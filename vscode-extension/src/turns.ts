@@ -84,3 +84,11 @@ export function settleRestored(turn: TurnRecord): TurnRecord {
   applyFailure(copy, "Stopped: the window was reloaded while Lantern was answering.", true);
   return copy;
 }
+
+/** How the view orders an approval's actions. The server lists first the one that never
+ * grants (docs/protocol.md#approvals); the view shows the granting ones first (Allow, Allow
+ * in Chat, Always Allow) and that one last, and pre-selects only it, so a bare Enter denies. */
+export function shownActions(actions: string[]): { actions: string[]; safe: string | undefined } {
+  const [safe, ...grants] = actions;
+  return safe === undefined ? { actions: [], safe } : { actions: [...grants, safe], safe };
+}

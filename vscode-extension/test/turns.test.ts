@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { activityRow } from "../src/activity";
 import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "../src/protocol";
-import { applyEvent, applyFailure, applyResult, newTurn, settleRestored } from "../src/turns";
+import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "../src/turns";
 
 const ids = { conversationId: "c", requestId: 1 };
 const tool = (callId: string, status: ToolEvent["status"], extra: Partial<ToolEvent> = {}): LanternEvent => ({
@@ -169,4 +169,11 @@ test("after a reload, a running turn shows as stopped and a queued one as not as
   const done = newTurn("d", "q", "running");
   applyResult(done, result("x"));
   assert.equal(settleRestored(done), done);
+});
+
+test("approval actions: granting ones shown first, the server's first (never granting) last and pre-selected", () => {
+  const shown = shownActions(["Deny", "Allow", "Allow in Chat", "Always Allow"]);
+  assert.deepEqual(shown.actions, ["Allow", "Allow in Chat", "Always Allow", "Deny"]);
+  assert.equal(shown.safe, "Deny");
+  assert.deepEqual(shownActions([]), { actions: [], safe: undefined });
 });

@@ -13,7 +13,10 @@ server restart) can seed a new, empty conversation with them (`seed`).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 import uuid
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
@@ -231,10 +234,21 @@ class Conversation:
         )
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name(path.name + ".tmp")
+        """Write the file whole or not at all: a new temporary file with a random name in
+        the same folder, created exclusively (`mkstemp`: O_EXCL, mode 0600, so nothing
+        planted there — a link, another file — is written through), then renamed over
+        `path` (a link at `path` itself is replaced, not followed)."""
         # json_text: a lone surrogate a model sent is written as an escape, not a crash.
-        tmp.write_text(json_text(self.to_json()), "utf-8")
-        tmp.replace(path)
+        text = json_text(self.to_json())
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
 
     @classmethod
     def load(cls, path: Path) -> Conversation:

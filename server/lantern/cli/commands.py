@@ -88,7 +88,10 @@ def workspace_for(folders: Sequence[Path] | None, settings: Settings) -> Workspa
     for folder in chosen:
         if not folder.is_dir():
             raise UsageError(f"--workspace {folder.name or folder}: not a folder")
-    return Workspace(chosen, Policy(settings.approval.deny))
+    try:
+        return Workspace(chosen, Policy(settings.approval.deny))
+    except ValueError as exc:  # the file system root
+        raise UsageError(f"--workspace: {exc}") from None
 
 
 def _settings(cli: dict[str, object] | None = None) -> Settings:

@@ -1,12 +1,14 @@
 """The editor's approval prompt: a standard `window/showMessageRequest`, so any LSP client
 can answer it; or `lantern/approve` for a client that asks for it.
 
-VS Code shows it as a notification with four buttons; Neovim and others show
-their own prompt (Neovim: a numbered list). The titles are short so that VS Code
-shows them in full next to each other, and each still says what it grants:
-`Allow` this read, `Allow in Chat` (this file — or, for a listing or a search,
-this folder — for the rest of the conversation), `Always Allow` (every read in
-this workspace, remembered), `Deny`. The message names the file and the lines.
+Neovim and others show their own prompt (Neovim: a numbered list). The titles
+are short so that VS Code shows them in full next to each other, and each still
+says what it grants: `Deny`, `Allow` this read, `Allow in Chat` (this file — or,
+for a listing or a search, this folder — for the rest of the conversation),
+`Always Allow` (every read in this workspace, remembered). `Deny` comes first:
+a client that pre-selects the first action (Emacs's eglot fills in the first
+title, so a bare Enter sends it) then denies, never grants. The message names
+the file and the lines.
 No answer within `approval.timeoutSeconds`, a dismissed prompt or a client
 error is a deny.
 
@@ -34,11 +36,12 @@ from lantern.lsp.messages import APPROVE, ApproveParams, ApproveResult
 
 log = logging.getLogger(__name__)
 
+#: The actions in the order sent: the first never grants (a bare Enter may pick it).
 ACTIONS: dict[str, Decision] = {
+    "Deny": Decision.DENY,
     "Allow": Decision.ALLOW_ONCE,
     "Allow in Chat": Decision.ALLOW_CONVERSATION,
     "Always Allow": Decision.ALLOW_WORKSPACE,
-    "Deny": Decision.DENY,
 }
 
 

@@ -67,6 +67,11 @@ class LanternServer(LanguageServer):
         )
         self.by_token: dict[str | int, asyncio.Task[Any]] = {}
         self.pending_problems: list[str] = []
+        #: Folder changes and settings pulls, one at a time and in the order they came:
+        #: each reads the folders the one before it left (two quick
+        #: `didChangeWorkspaceFolders` both count), and a question waits for those
+        #: sent before it.
+        self.folders_lock = asyncio.Lock()
 
     def report(self, problems: list[str]) -> None:
         for problem in problems:
@@ -89,14 +94,15 @@ def build_server() -> LanternServer:
         ls.pending_problems = ls.session.configure(
             init_options=options if isinstance(options, dict) else {}
         )
-        ls.pending_problems += [f"workspace folder {name} is not a folder" for name in skipped]
+        ls.pending_problems += skipped
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanternServer, params: types.InitializedParams) -> None:
         threading.Thread(target=_warm_up, daemon=True).start()
         problems = ls.pending_problems
         ls.pending_problems = []
-        problems += await _pull_configuration(ls)
+        async with ls.folders_lock:
+            problems += await _pull_configuration(ls)
         ls.report(problems)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -104,24 +110,27 @@ def build_server() -> LanternServer:
         ls: LanternServer, params: types.DidChangeConfigurationParams
     ) -> None:
         pushed = params.settings.get("lantern") if isinstance(params.settings, dict) else None
-        if isinstance(pushed, dict):
-            ls.report(ls.session.configure(configuration=pushed))
-        else:
-            ls.report(await _pull_configuration(ls))
+        async with ls.folders_lock:
+            if isinstance(pushed, dict):
+                problems = ls.session.configure(configuration=pushed)
+            else:
+                problems = await _pull_configuration(ls)
+        ls.report(problems)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def changed_folders(
         ls: LanternServer, params: types.DidChangeWorkspaceFoldersParams
     ) -> None:
         removed = {to_fs_path(f.uri) for f in params.event.removed}
-        folders = [f for f in ls.session.folders if f not in removed]
-        folders += [p for f in params.event.added if (p := to_fs_path(f.uri)) and p not in folders]
-        # A new folder's own settings may narrow (deny globs, lower limits): read them
-        # before its files become reachable.
-        problems = await _pull_configuration(ls, folders)
-        problems += [
-            f"workspace folder {n} is not a folder" for n in ls.session.set_folders(folders)
-        ]
+        async with ls.folders_lock:  # the folders as the change before this one left them
+            folders = [f for f in ls.session.folders if f not in removed]
+            folders += [
+                p for f in params.event.added if (p := to_fs_path(f.uri)) and p not in folders
+            ]
+            # A new folder's own settings may narrow (deny globs, lower limits): read them
+            # before its files become reachable.
+            problems = await _pull_configuration(ls, folders)
+            problems += ls.session.set_folders(folders)
         ls.report(problems)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
@@ -231,6 +240,8 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
         if task is not None:
             ls.by_token[token] = task
     try:
+        async with ls.folders_lock:  # folder changes sent before the question apply to it
+            pass
         result = await ls.session.ask(
             question,
             conversation_id=conversation_id,

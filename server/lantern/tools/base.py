@@ -7,7 +7,8 @@ registry lists those `TOOL`s.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,8 @@ from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.arguments import json_schema
 from lantern.workspace.roots import Opened, Workspace
+
+_INLINE_DEPTH = 32  # folders; a deeper folder chain is walked in a worker thread
 
 
 @dataclass(frozen=True)
@@ -110,21 +113,34 @@ async def approve(
     `approval_timeout`.
     """
     path = path or opened.target.rel
+    workspace = ctx.workspace
+    folders: tuple[tuple[str, Hashable], ...] = ()
+    try:
+        if folder and len(opened.target.parts) <= _INLINE_DEPTH:
+            folders = workspace.folder_chain(opened, path)
+        elif folder:  # one open per folder on the way down: a deep path walks in a worker
+            folders = await asyncio.to_thread(workspace.folder_chain, opened, path)
+        roots = workspace.persistent_identity()
+    except OSError as exc:  # a workspace folder gone or unreadable since the open
+        message = f"a workspace folder could not be opened ({exc.strerror})"
+        raise ToolError("io_error", message) from None
     request = ApprovalRequest(
         tool=tool,
         path=path,
         identity=opened.identity,
         conversation_id=ctx.conversation_id,
-        workspace_key=ctx.workspace.key,
-        workspace_name=ctx.workspace.name,
+        workspace_key=workspace.key,
+        workspace_name=workspace.name,
         folder=folder,
         start_line=lines[0] if lines else None,
         end_line=lines[1] if lines else None,
         size=None if folder else opened.stat.st_size,
         names=opened.target.root.names,
-        root_named=ctx.workspace.multi,
+        root_named=workspace.multi,
         call_id=ctx.call_id,
         pattern=pattern,
+        folders=folders,
+        workspace_identity=roots,
     )
     outcome = await ctx.approvals.decide(request, observer=ctx.observer)
     named = escape_line(path)  # a name from the disk, on its way to the model

@@ -40,10 +40,60 @@ _NOFOLLOW_ANY = getattr(os, "O_NOFOLLOW_ANY", 0)  # macOS
 
 @dataclass(frozen=True)
 class Identity:
-    """What an approval is bound to: the file itself, not just its name."""
+    """What an approval is bound to: the file itself, not just its name.
+
+    Device and inode number alone are not enough: a file deleted and created again
+    often gets the same inode number back (ext4, tmpfs). So an identity also holds
+    the inode's generation (Linux, where the file system keeps one), its birth time
+    (where `os.stat` gives one: macOS, BSD) and, for a file's contents, the change
+    time and size when it was opened: a new file, or the same file changed, is a
+    new identity. A folder's identity leaves out change time and size, which change
+    whenever a name inside it does.
+    """
 
     dev: int
     ino: int
+    generation: int | None = None
+    birth_ns: int | None = None
+    ctime_ns: int | None = None
+    size: int | None = None
+
+
+# FS_IOC_GETVERSION = _IOR('v', 1, long): the inode generation (ext4, btrfs, xfs, ...)
+_FS_IOC_GETVERSION = (2 << 30) | (struct.calcsize("l") << 16) | (ord("v") << 8) | 1
+
+
+def _generation(fd: int) -> int | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import fcntl
+
+    try:
+        raw = fcntl.ioctl(fd, _FS_IOC_GETVERSION, bytes(struct.calcsize("l")))
+    except OSError:  # the file system keeps none (ENOTTY, EOPNOTSUPP)
+        return None
+    return int(struct.unpack_from("I", raw)[0])
+
+
+def _birth_ns(st: os.stat_result) -> int | None:
+    exact = getattr(st, "st_birthtime_ns", None)
+    if isinstance(exact, int):
+        return exact
+    seconds = getattr(st, "st_birthtime", None)
+    return int(seconds * 1e9) if isinstance(seconds, float | int) else None
+
+
+def identity_of(fd: int, st: os.stat_result, *, contents: bool) -> Identity:
+    """The identity of the open file `fd` (fstat-ed as `st`); `contents`: also bind
+    it to the change time and size (a file's contents, not a folder's names)."""
+    return Identity(
+        st.st_dev,
+        st.st_ino,
+        _generation(fd),
+        _birth_ns(st),
+        st.st_ctime_ns if contents else None,
+        st.st_size if contents else None,
+    )
 
 
 class _Openat2:

@@ -48,10 +48,67 @@ SENSITIVE_NAMES = frozenset(
         ".dockercfg",
         ".my.cnf",
         ".s3cfg",
+        # a home folder's credential stores
+        ".azure",
+        ".oci",
+        ".boto",
+        ".terraformrc",
+        ".password-store",
+        ".authinfo",
+        ".authinfo.gpg",
+        ".msmtprc",
+        ".fetchmailrc",
+        ".curlrc",
+        ".wgetrc",
+        ".pki",
+        ".mozilla",
+        ".thunderbird",
+        # shell and editor histories (names ending in `history` too: `_history`)
+        ".viminfo",
+        ".lesshst",
+        ".dbshell",
+        ".histfile",
+        "fish_history",
+        ".zsh_sessions",
+        ".bash_sessions",
     }
 )
-# A file refused only inside a given folder: (folder, file).
-SENSITIVE_PAIRS = frozenset({(".docker", "config.json"), (".kube", "config")})
+# A file or folder refused only inside a given folder: (folder, name), folded.
+SENSITIVE_PAIRS = frozenset(
+    {
+        (".docker", "config.json"),
+        (".kube", "config"),
+        ("gh", "hosts.yml"),  # ~/.config/gh
+        (".config", "hub"),
+        (".config", "gcloud"),
+        (".config", "op"),  # 1Password CLI
+        (".config", "google-chrome"),
+        (".config", "chromium"),
+        (".config", "bravesoftware"),
+        ("git", "credentials"),  # ~/.config/git/credentials
+        ("share", "keyrings"),  # ~/.local/share/keyrings
+        ("share", "kwalletd"),
+        (".cargo", "credentials"),
+        (".cargo", "credentials.toml"),
+        (".gem", "credentials"),
+        (".terraform.d", "credentials.tfrc.json"),
+        (".m2", "settings.xml"),
+        (".m2", "settings-security.xml"),
+        (".gradle", "gradle.properties"),
+        (".composer", "auth.json"),
+        ("composer", "auth.json"),
+        ("containers", "auth.json"),
+        ("rclone", "rclone.conf"),
+        ("doctl", "config.yaml"),
+        ("github-copilot", "hosts.json"),
+        ("github-copilot", "apps.json"),
+        (".ngrok2", "ngrok.yml"),
+        ("ngrok", "ngrok.yml"),
+    }
+)
+#: Histories (`.bash_history`, `.psql_history`, `.node_repl_history`, `.Rhistory`): a
+#: dot-name ending in this.
+HISTORY_END = "history"
 # `.env.<anything>`, `.env-<…>`, `.env_<…>` are refused except these committed templates.
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
 SENSITIVE_SUFFIXES = (
@@ -127,6 +184,8 @@ def _originals(folded: str) -> set[str]:
 
 def _sensitive(folded: str) -> bool:
     if folded in SENSITIVE_NAMES:
+        return True
+    if folded.startswith(".") and folded.endswith(HISTORY_END):
         return True
     # `.env` then anything but a letter or digit: `.env.prod`, `.env-x`, `.env@prod`, `.env+1`.
     if folded.startswith(".env") and len(folded) > 4 and not folded[4].isalnum():
@@ -263,6 +322,7 @@ class Policy:
         yield f"!*{{{','.join(SENSITIVE_SUFFIXES)}}}"
         yield f"!*{{{','.join(SENSITIVE_SUFFIXES)}}}{backups}"
         yield f"!{{{','.join(SENSITIVE_PREFIXES)}}}*"
+        yield f"!.*{HISTORY_END}"
         for folder, name in sorted(SENSITIVE_PAIRS):
             yield f"!**/{folder}/{name}"
             yield f"!**/{folder}/{name}{backups}"

@@ -12,14 +12,20 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from lantern.errors import ToolError
 from lantern.workspace.ignore.files import IgnoreRules, IgnoreWalk, NeedsWorker, inline_only
-from lantern.workspace.jail import Identity, check_regular, open_beneath, real_components
+from lantern.workspace.jail import (
+    Identity,
+    check_regular,
+    identity_of,
+    open_beneath,
+    real_components,
+)
 from lantern.workspace.names import EXACT, Names, probe_folds
 from lantern.workspace.paths import for_message, split_path
 from lantern.workspace.policy import Policy
@@ -63,10 +69,24 @@ class Opened:
 
     @property
     def identity(self) -> Identity:
-        return Identity(self.stat.st_dev, self.stat.st_ino)
+        """What a grant for this handle is bound to (a file: with its change time and size)."""
+        return identity_of(self.fd, self.stat, contents=not stat.S_ISDIR(self.stat.st_mode))
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+#: Why `/` (or a drive's root) is refused as a workspace folder.
+FILE_SYSTEM_ROOT = (
+    "the file system root cannot be a workspace folder: it holds every user's files "
+    "and the system's; open a project folder (or your home folder) instead"
+)
+
+
+def is_file_system_root(path: str) -> bool:
+    """Whether `path` is `/` (or a Windows drive's root), after links are resolved."""
+    real = os.path.realpath(path)
+    return os.path.dirname(real) == real
 
 
 def _unique_names(paths: Sequence[str]) -> list[str]:
@@ -112,6 +132,35 @@ def _enclosing(root: Root, roots: Sequence[Root]) -> list[tuple[Root, tuple[str,
     return found
 
 
+def _folder_ids(root_fd: int, parts: Sequence[str]) -> list[Hashable]:
+    """The identity of each folder on the way down `parts` (not the last), walked
+    without following links; a step that fails is an identity nothing else equals."""
+    found: list[Hashable] = []
+    fd = os.dup(root_fd)
+    try:
+        for name in parts[:-1]:
+            try:
+                nxt = os.open(name, _STEP_FLAGS, dir_fd=fd)
+            except OSError:
+                break
+            os.close(fd)
+            fd = nxt
+            found.append(identity_of(fd, os.fstat(fd), contents=False))
+    finally:
+        os.close(fd)
+    return found + [object()] * (max(len(parts) - 1, 0) - len(found))
+
+
+# getattr: native Windows lacks these, and must still import this module (platform_gate.py)
+_STEP_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
 def _close_orphan(job: asyncio.Future[Opened]) -> None:
     if not job.cancelled() and job.exception() is None:
         job.result().close()
@@ -127,6 +176,8 @@ class Workspace:
         for path in real:
             if not os.path.isdir(path):
                 raise ValueError(f"workspace folder {os.path.basename(path)!r} is not a folder")
+            if is_file_system_root(path):
+                raise ValueError(FILE_SYSTEM_ROOT)
         self.policy = policy or Policy()
         self.roots = [
             Root.probed(n, p, self.policy) for n, p in zip(_unique_names(real), real, strict=True)
@@ -135,6 +186,47 @@ class Workspace:
         self.key = digest[:16]
         self.name = "+".join(r.name for r in self.roots)
         self._enclosing = {r.name: _enclosing(r, self.roots) for r in self.roots}
+
+    def root_identity(self, root: Root) -> tuple[str, Identity]:
+        """A root's folder as a grant sees it: its real path and the folder's identity."""
+        fd = root.open()
+        try:
+            return root.path, identity_of(fd, os.fstat(fd), contents=False)
+        finally:
+            os.close(fd)
+
+    def folder_chain(self, opened: Opened, path: str) -> tuple[tuple[str, Hashable], ...]:
+        """What a folder grant is bound to, for a request about `path` (`opened`'s path,
+        or `.` for every root): each folder from the workspace down to it, as the model
+        names it, with its identity. `.` is the set of roots (their paths and folders);
+        a root's own name (several roots) is that root."""
+        roots = tuple(self.root_identity(r) for r in self.roots)
+        chain: list[tuple[str, Hashable]] = [(".", roots)]
+        if path == "." and not opened.target.parts:
+            return tuple(chain)
+        target = opened.target
+        if self.multi:
+            chain.append((target.root.name, self.root_identity(target.root)))
+        if target.parts:
+            root_fd = target.root.open()
+            try:
+                ids = _folder_ids(root_fd, target.parts)
+            finally:
+                os.close(root_fd)
+            ids.append(opened.identity)
+            for depth, ident in enumerate(ids, start=1):
+                chain.append((self.relative(target.root, target.parts[:depth]), ident))
+        return tuple(chain)
+
+    def persistent_identity(self) -> tuple[tuple[int, int | None, int | None], ...]:
+        """What `Always Allow` is bound to besides the roots' paths (the workspace key):
+        each root folder's (inode number, generation, birth time), in the key's order.
+        The device number is left out: it can change across a reboot or a remount."""
+        found = []
+        for root in sorted(self.roots, key=lambda r: r.path):
+            _, ident = self.root_identity(root)
+            found.append((ident.ino, ident.generation, ident.birth_ns))
+        return tuple(found)
 
     def enclosing(self, root: Root) -> list[tuple[Root, tuple[str, ...]]]:
         """The other roots that contain `root`, with `root`'s place inside each.
