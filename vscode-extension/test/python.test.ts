@@ -77,7 +77,8 @@ import sys, zipfile, base64, hashlib
 dest, version = sys.argv[1], sys.argv[2]
 files = {
     "lantern/__init__.py": "",
-    "lantern/cli/commands.py": "import sys\\nif __name__ == '__main__':\\n    print('bundled lantern', ' '.join(sys.argv[1:]))\\n",
+    "lantern/cli/__init__.py": "",
+    "lantern/cli/__main__.py": "import sys\\nif __name__ == '__main__':\\n    print('bundled lantern', ' '.join(sys.argv[1:]))\\n",
     f"lantern-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: lantern\\nVersion: {version}\\n",
     f"lantern-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
 }
@@ -202,10 +203,11 @@ test("a repository's own modules never run: not while preparing, not when the se
   const repo = path.join(tmp, "hostile-repo");
   const marker = path.join(tmp, "hostile-marker");
   const plant = `open(${JSON.stringify(marker)}, "a").write(__name__ + "\\n")\n`;
-  fs.mkdirSync(path.join(repo, "lantern"), { recursive: true });
+  fs.mkdirSync(path.join(repo, "lantern", "cli"), { recursive: true });
   fs.writeFileSync(path.join(repo, "venv.py"), plant);
   fs.writeFileSync(path.join(repo, "lantern", "__init__.py"), plant);
-  fs.writeFileSync(path.join(repo, "lantern", "cli/commands.py"), plant);
+  fs.writeFileSync(path.join(repo, "lantern", "cli", "__init__.py"), plant);
+  fs.writeFileSync(path.join(repo, "lantern", "cli", "__main__.py"), plant);
   const storage = path.join(tmp, "storage-hostile");
   const before = process.cwd();
   process.chdir(repo);
