@@ -88,6 +88,7 @@ from dataclasses import dataclass
 from lantern.workspace.redact.assignments import assignments, named_values, url_passwords
 from lantern.workspace.redact.blocks import private_key_blocks, putty_keys, yaml_values
 from lantern.workspace.redact.continued import continued_values
+from lantern.workspace.redact.plain import env_values, plain_secrets
 from lantern.workspace.redact.tokens import split_tokens, tokens
 from lantern.workspace.redact.values import Span
 
@@ -100,10 +101,12 @@ _PASSES: tuple[Callable[[str], tuple[str, list[Span]]], ...] = (
     tokens,
     split_tokens,
     url_passwords,
+    env_values,
     assignments,
     named_values,
     yaml_values,
     continued_values,
+    plain_secrets,
 )
 
 # Hints, for whoever shows only some lines of a text (a read_file window, search hits).
