@@ -296,11 +296,14 @@ def must_not_change() -> list[str]:
     return [line for line in lines if redact(line).text != line]
 
 
-def false_positives(roots: list[Path], max_files: int, show: int) -> dict[str, object]:
+def false_positives(
+    roots: list[Path], max_files: int, show: int, listing: Path | None = None
+) -> dict[str, object]:
     files = sorted(p for root in roots for p in root.rglob("*.py") if p.is_file())[:max_files]
     lines = changed = 0
     rules: Counter[str] = Counter()
     samples: list[str] = []
+    every: list[str] = []
     started = time.perf_counter()
     for path in files:
         try:
@@ -313,12 +316,15 @@ def false_positives(roots: list[Path], max_files: int, show: int) -> dict[str, o
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
             if a != b:
                 changed += 1
+                every.append(f"{path}:{i + 1}: {a.strip()[:160]}")
                 if len(samples) < show:
-                    samples.append(f"{path}:{i + 1}: {a.strip()[:160]}")
+                    samples.append(every[-1])
         rules.update(result.counts)
     seconds = time.perf_counter() - started
     if samples:
         print("\n".join(samples))
+    if listing is not None:
+        listing.write_text("".join(line + "\n" for line in every), encoding="utf-8")
     return {
         "files": len(files),
         "lines": lines,
@@ -338,6 +344,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-files", type=int, default=100_000)
     parser.add_argument("--show-misses", action="store_true")
     parser.add_argument("--show-fp", type=int, default=0, metavar="N")
+    parser.add_argument("--fp-list", type=Path, help="write every changed line to this file")
     parser.add_argument("--no-fp", action="store_true", help="recall only")
     args = parser.parse_args(argv)
     report: dict[str, object] = {"recall": recall(args.show_misses)}
@@ -345,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_fp:
         roots = args.fp_root or default_roots
         report["false_positives"] = {"roots": [str(r) for r in roots]} | false_positives(
-            roots, args.max_files, args.show_fp
+            roots, args.max_files, args.show_fp, args.fp_list
         )
     print(json.dumps(report, indent=2))
 

@@ -187,6 +187,7 @@ def test_uuids_hashes_and_integrity_strings_are_untouched() -> None:
     "line",
     [
         "mysql -u root -p app\n",  # -p alone prompts
+        "Usage: mysql [-u user] -p[password] db\n",
         'mysql -u root -p"$MYSQL_PWD" app\n',
         "sshpass -p $SSHPASS ssh host\n",
         "echo $PW | docker login -u ci --password-stdin reg\n",
@@ -201,6 +202,12 @@ def test_uuids_hashes_and_integrity_strings_are_untouched() -> None:
         "for (i = 0; key=next(it); i++) {}\n",
         'password = "%s"\n',
         'password = "<password>"\n',
+        # Seen in the false-positive benchmark (stdlib, site-packages):
+        "    keywords=keywords)\n",
+        "    authkey=process.current_process().authkey,\n",
+        "        key1=value1//key2=value2//...\n",
+        'For example `{"Proxy-Authorization": "Basic <username>:<password>"}`.\n',
+        "key = '%s/PKG-INFO' % info_dir\n",
     ],
 )
 def test_ordinary_code_is_left_alone(line: str) -> None:

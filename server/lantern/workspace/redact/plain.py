@@ -86,8 +86,9 @@ def _flags_for(tool: str) -> re.Pattern[str]:
 
 
 def _is_reference(value: str) -> bool:
-    """`$PW`, `$(cat f)`, `%s`, `<pw>`, `{pw}`, `-` (stdin), an option that follows."""
-    return is_placeholder(value) or value.startswith(("{", "-")) or value in {"***", ""}
+    """`$PW`, `$(cat f)`, `%s`, `<pw>`, `{pw}`, `[password]` (a usage line), `-` (stdin),
+    an option that follows."""
+    return is_placeholder(value) or value.startswith(("{", "[", "-")) or value in {"***", ""}
 
 
 def _replace_group(match: re.Match[str], groups: tuple[str, ...], rule: str) -> str | None:
@@ -199,10 +200,12 @@ def jwk_members(text: str, spans: list[Span]) -> str:
 
 # --- NAME=value lines (.env) --------------------------------------------------------------
 
-# A whole line `NAME=value` (no spaces around `=`), the value running to the line end
-# with no whitespace and holding a character the assignment rule stops at.
+# A whole line `NAME=value` (no spaces around `=`, not indented unless a YAML list item
+# `- NAME=value`), the value running to the line end with no whitespace and holding a
+# character the assignment rule stops at. Indented lines are code (`key=f(x),`).
 _ENV_LINE = re.compile(
-    rf"(?m:^[ \t]*+(?:export[ \t]++)?(?=[\w.-]{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_][\w.-]{{0,63}}+)"
+    r"(?m:^(?:[ \t]*+-[ \t]++)?+(?:export[ \t]++)?"
+    rf"(?=[\w.-]{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_][\w.-]{{0,63}}+)"
     r"=(?P<value>[^\s\"'`#][^\s]*+)[ \t]*+\r?$)"
 )
 _KEYWORD_LITERALS = ("key", "secret", "token", "pass", "pw", "credential", "auth")
