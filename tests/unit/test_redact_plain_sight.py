@@ -101,7 +101,7 @@ PW = "s3cr" + _canary(string.ascii_lowercase, 3)  # 7 characters: not random-loo
         f"mysql -u root -p{PW} app < dump.sql\n",
         f"mysqldump -uroot -p'{PW}' --all-databases\n",
         f"mariadb --password {PW} -h db\n",
-        f"sshpass -p {PW} ssh deploy@host\n",
+        f"sshpass -p {PW} ssh -p 2222 deploy@host\n",
         f"sshpass -p '{PW}' scp a b:\n",
         f"redis-cli -h cache -a {PW} ping\n",
         f"docker login -u ci -p {PW} registry.example.com\n",
@@ -113,6 +113,11 @@ PW = "s3cr" + _canary(string.ascii_lowercase, 3)  # 7 characters: not random-loo
 )
 def test_a_password_on_a_command_line_or_in_a_query_string_is_redacted(text: str) -> None:
     assert PW not in _redacted(text)
+
+
+def test_sshpass_redacts_its_own_password_and_not_the_ssh_port() -> None:
+    out = _redacted(f"sshpass -p {PW} ssh -p 2222 deploy@host\n")
+    assert out == "sshpass -p [REDACTED:command_password] ssh -p 2222 deploy@host\n"
 
 
 def test_azure_sas_signature_is_redacted() -> None:

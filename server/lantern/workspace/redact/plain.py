@@ -111,7 +111,9 @@ def command_passwords(text: str, spans: list[Span]) -> str:
                 spans.append(("command_password", number, number))
                 return _replace_group(match, ("dq", "sq", "pw"), "command_password") or ""
 
-            return _flags_for(command.group("tool")).sub(replace, command.group())
+            tool = command.group("tool")
+            once = tool == "sshpass"  # `sshpass -p X ssh -p 2222 host`: the 2nd is a port
+            return _flags_for(tool).sub(replace, command.group(), count=1 if once else 0)
 
         return _COMMAND.sub(one_command, line)
 
