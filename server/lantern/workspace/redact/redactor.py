@@ -23,9 +23,10 @@ redacted once, by the most specific rule:
    boundary: ``aws_access_key``, ``github_token``, ``slack_token``, ``anthropic_key``,
    ``openai_key`` (the body must contain a digit, which spares ``sk-learn-...``),
    ``google_api_key``, ``stripe_key``, ``npm_token``, ``gitlab_token``,
-   ``huggingface_token``, ``pypi_token``, ``jwt``; also when the token is split across
-   adjacent string literals (``"sk-proj-" + "abc…"``, ``'ghp_' 'xyz…'``, ``..``, ``||``,
-   one line break allowed): the literals' contents are replaced.
+   ``huggingface_token``, ``pypi_token``, ``jwt``, and the prefixed formats of
+   ``saas.py`` (GitLab's family, Slack ``xoxe-``, ``GOCSPX-``, ``whsec_``, …); also
+   when the token is split across adjacent string literals (``"sk-proj-" + "abc…"``,
+   ``'ghp_' 'xyz…'``, ``..``, ``||``, one line break allowed): the literals' contents are replaced.
 3. ``url_password``: the password of ``scheme://user:password@host`` (``postgres://``,
    ``mongodb+srv://``, ``redis://:pw@``, ``amqp://``, any scheme), up to the last ``@``
    before a host, so ``p@ss#w/rd?`` written without percent-encoding is hidden whole
@@ -66,7 +67,8 @@ redacted once, by the most specific rule:
 
 Not redacted (known limits): secrets of letters only after a secret-like name, random
 strings under names that say nothing (``x = "9f8e…"``), passwords given as separate
-command-line words (``mysql -p secret``, ``--password secret``), values split over
+command-line words to commands other than those ``plain.py`` knows (``mysql``,
+``sshpass``, ``redis-cli``, registry logins), values split over
 several variables, encodings other than plain text (base64 of a ``.env``, hex dumps),
 secrets in file names, a literal chain spread over more than one line break, and the
 second and later unindented lines of a multi-line string below a name.
@@ -88,6 +90,7 @@ from dataclasses import dataclass
 from lantern.workspace.redact.assignments import assignments, named_values, url_passwords
 from lantern.workspace.redact.blocks import private_key_blocks, putty_keys, yaml_values
 from lantern.workspace.redact.continued import continued_values
+from lantern.workspace.redact.plain import env_values, plain_secrets
 from lantern.workspace.redact.tokens import split_tokens, tokens
 from lantern.workspace.redact.values import Span
 
@@ -100,10 +103,12 @@ _PASSES: tuple[Callable[[str], tuple[str, list[Span]]], ...] = (
     tokens,
     split_tokens,
     url_passwords,
+    env_values,
     assignments,
     named_values,
     yaml_values,
     continued_values,
+    plain_secrets,
 )
 
 # Hints, for whoever shows only some lines of a text (a read_file window, search hits).

@@ -10,14 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from lantern.workspace.redact.saas import HINTED_RULES, PREFIX_OF, SAAS_RULES
 from lantern.workspace.redact.values import Edit, LineOf, Span, apply_edits, marker
 
 
 def _token(prefix: str, width: int, alphabet: str, body: str) -> re.Pattern[str]:
     """Match ``prefix`` (a regex of fixed ``width``) + ``body``, but not right after a
     character of ``alphabet``. The lookbehind sits after the prefix, not before it, so
-    ``re`` can still scan for the literal prefix instead of trying every position."""
-    return re.compile(f"(?:{prefix})(?<![{alphabet}].{{{width}}}){body}")
+    ``re`` can still scan for the literal prefix instead of trying every position. A
+    character that ends a backslash escape (``\\n`` in JSON) does not count."""
+    pattern = re.compile(f"(?:{prefix})(?<!(?<!\\\\)[{alphabet}].{{{width}}}){body}")
+    if re.escape(prefix) == prefix:  # a plain literal: skip texts without it
+        PREFIX_OF[pattern] = prefix
+    return pattern
 
 
 def _has_digit(token: str) -> bool:
@@ -33,7 +38,7 @@ TOKEN_RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("aws_access_key", _token(_AWS_PREFIX, 4, "A-Za-z0-9", "[A-Z0-9]{16}(?![A-Za-z0-9])"), None),
     ("github_token", _token("gh[pousr]_", 4, "A-Za-z0-9_", "[A-Za-z0-9]{36,}+"), None),
     ("github_token", _token("github_pat_", 11, "A-Za-z0-9_", "[A-Za-z0-9_]{22,}+"), None),
-    ("slack_token", _token("xox[bpars]-|xapp-", 5, _B64URL, "[A-Za-z0-9-]{10,}+"), None),
+    ("slack_token", _token("xox[abeoprs]-|xapp-", 5, _B64URL, "[A-Za-z0-9-]{10,}+"), None),
     (
         "slack_token",
         re.compile(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{8,}+"),
@@ -52,12 +57,16 @@ TOKEN_RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
         _token("eyJ", 3, _B64URL, f"[{_B64URL}]*+\\.eyJ[{_B64URL}]*+\\.[{_B64URL}]++"),
         None,
     ),
+    *SAAS_RULES,
 ]
 
 
 def tokens(text: str) -> tuple[str, list[Span]]:
     spans: list[Span] = []
     for rule, pattern, check in TOKEN_RULES:
+        prefix = PREFIX_OF.get(pattern)
+        if prefix is not None and prefix not in text:
+            continue
         line_of = LineOf(text)
 
         def replace(
@@ -73,7 +82,21 @@ def tokens(text: str) -> tuple[str, list[Span]]:
             return marker(rule)
 
         text = pattern.sub(replace, text)
+    for rule, hint, pattern in HINTED_RULES:
+        if hint in text:
+            text = _sub_hinted(rule, pattern, text, spans)
     return text, spans
+
+
+def _sub_hinted(rule: str, pattern: re.Pattern[str], text: str, spans: list[Span]) -> str:
+    line_of = LineOf(text)
+
+    def replace(match: re.Match[str]) -> str:
+        line = line_of(match.start())
+        spans.append((rule, line, line))
+        return marker(rule)
+
+    return pattern.sub(replace, text)
 
 
 # --- tokens split across string literals -------------------------------------------------

@@ -38,11 +38,28 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
+# What only stands for a value: a `%` conversion (`%s`, `%(pw)s`, `%-8.2f`; followed by no
+# letter or digit, so `%k9!Lq2` and `%d8Kq` are passwords), a Windows `%VAR%`, and a value
+# made of nothing but `<password>`-style names (`<user>:<password>`). A value that merely
+# starts with `%` or `<` is not one.
+_CONVERSION = re.compile(
+    r"%(?:\([\w.]{0,64}+\))?+[-+ #0]{0,4}+[0-9]{0,4}+(?:\.[0-9]{1,4}+)?+[sdrifxXeEgGcbouqa]"
+    r"(?![A-Za-z0-9])|%[A-Za-z_][A-Za-z0-9_]{0,64}+%"
+)
+_ANGLE_NAME = re.compile(r"<[A-Za-z_][\w .:/-]{0,64}+>")
+
+
 def is_placeholder(value: str) -> bool:
-    """A reference or template, not a value: `$X`, `${X}`, `%s`, `<password>`, `{{x}}`, `***`."""
+    """A reference or template, not a value: `$X`, `${X}`, `%s`, `%(x)s/y`, `%X%`,
+    `<password>`, `<user>:<password>`, `{{x}}`, `***`. A password such as `%k9!Lq2` or
+    `<Zr8#p` is not one."""
     if "[REDACTED:" in value or not value.strip("*x. "):
         return True
-    return value.startswith(("$", "%", "<")) or "${" in value or "{{" in value
+    if value.startswith("$") or "${" in value or "{{" in value:
+        return True
+    if "%" in value and _CONVERSION.search(value) is not None:
+        return True
+    return value.startswith("<") and not _ANGLE_NAME.sub("", value).strip(":@/.,;- ")
 
 
 def looks_random(value: str, *, bare: bool) -> bool:
