@@ -25,6 +25,7 @@ from typing import Any
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 
+from lantern import model_json
 from lantern.agent.protocol.think import ContentFilter
 from lantern.agent.provider.classify import stream_error
 from lantern.agent.reply import Reply, ToolCall, Usage, new_call_id
@@ -292,7 +293,7 @@ def _whole(call: _Call) -> bool:
     if not call.arguments:
         return False
     try:
-        json.loads("".join(call.arguments))
+        model_json.loads("".join(call.arguments))
     except ValueError:
         return False
     return True

@@ -1,0 +1,69 @@
+"""`lantern ask` against model output built to hurt: arguments nested 100,000 deep, a
+reply that never ends, a stream of empty chunks, an answer of 100,000 citations.
+
+Each ends the question the documented way (a result, a stop reason, an exit code), never
+with a traceback. The fake server replays the hostile bytes; hangs are bounded by
+HANG_S only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from lantern import exit_codes
+
+from tests.fakes.openai_server import FakeOpenAI, Turn
+
+if TYPE_CHECKING:
+    from tests.cli.conftest import Lantern
+
+Q = "What is in this workspace?"
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _sse(delta: dict[str, object], finish: str | None = None) -> str:
+    chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+def test_arguments_nested_100k_deep_are_invalid_arguments(
+    lantern: Lantern, fake: FakeOpenAI
+) -> None:
+    fake.add_turns(
+        [
+            Turn(tool_calls=[{"id": "call_deep", "name": "read_file", "arguments": DEEP}]),
+            Turn(content="Sorry, let me answer without it."),
+        ]
+    )
+    run = lantern.ask(Q)
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.rc == exit_codes.OK, run.stderr[-2000:]
+    (call,) = run.json["toolCalls"]
+    assert call["code"] == "invalid_arguments"
+    assert run.json["answer"] == "Sorry, let me answer without it."
+    # The model was told, in the result of its call, what was wrong.
+    sent = json.dumps(fake.chat_requests()[1]["messages"])
+    assert "nested deeper than" in sent
+
+
+def test_arguments_nested_100k_deep_in_the_text_protocol(
+    lantern: Lantern, fake: FakeOpenAI
+) -> None:
+    call = '<tool_call>{"name": "read_file", "arguments": ' + DEEP + "}</tool_call>"
+    fake.add_turns([Turn(content=call), Turn(content="Answered without it.")])
+    run = lantern.ask(Q, "--tool-protocol", "text")
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.rc == exit_codes.OK, run.stderr[-2000:]
+    assert run.json["answer"] == "Answered without it."
+
+
+def test_a_stream_chunk_nested_100k_deep_is_a_stream_error(
+    lantern: Lantern, fake: FakeOpenAI
+) -> None:
+    bad = 'data: {"choices": [{"index": 0, "delta": {"content": ' + DEEP + "}}]}\n\n"
+    fake.add_turns([Turn(raw=[bad]), Turn(raw=[bad])])
+    run = lantern.ask(Q)
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.rc == exit_codes.MODEL
+    assert run.json["errorCode"] == "model_stream"
