@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from lantern import exit_codes
+from lantern.agent.references import MAX_CITATIONS
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
@@ -67,3 +68,24 @@ def test_a_stream_chunk_nested_100k_deep_is_a_stream_error(
     assert "Traceback" not in run.stderr, run.stderr[-2000:]
     assert run.rc == exit_codes.MODEL
     assert run.json["errorCode"] == "model_stream"
+
+
+def test_an_answer_of_100k_citations_reports_the_first_200(
+    lantern: Lantern, fake: FakeOpenAI
+) -> None:
+    (lantern.project.root / "a.py").write_text("x = 1\n" * 12, "utf-8")
+    cited = [f"a.py:{1 + i % 12}" for i in range(100_000)]
+    cited[5] = "src/util.py:2"
+    cited[200] = "src/util.py:1"  # the 201st: not considered
+    answer = " ".join(cited)
+    assert len(answer.encode()) < 1 << 20  # under the cap on one reply
+    fake.add_turns([Turn(raw=[_sse({"content": answer}, "stop"), "data: [DONE]\n\n"])])
+    run = lantern.ask(Q)
+    assert run.rc == exit_codes.OK, run.stderr[-2000:]
+    assert run.json["answer"] == answer
+    refs = run.json["references"]
+    assert len(refs) == MAX_CITATIONS == 200
+    assert all(r["verified"] for r in refs)
+    assert [r["path"] for r in refs].count("src/util.py") == 1
+    start = sum(len(c) + 1 for c in cited[:199])
+    assert refs[-1]["span"] == [start, start + len(cited[199])]
