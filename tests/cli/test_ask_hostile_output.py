@@ -89,3 +89,36 @@ def test_an_answer_of_100k_citations_reports_the_first_200(
     assert [r["path"] for r in refs].count("src/util.py") == 1
     start = sum(len(c) + 1 for c in cited[:199])
     assert refs[-1]["span"] == [start, start + len(cited[199])]
+
+
+PIECE = "all work and no play " * 780  # ~16 KiB
+
+
+def test_an_endless_answer_stops_at_1_mib_as_truncated(lantern: Lantern, fake: FakeOpenAI) -> None:
+    """The stream never ends (16 MiB, then it hangs): the question stops at the cap with
+    `truncated`, what arrived as the answer, and the limit named; not at the timeout."""
+    fake.add_turns([Turn(raw=[_sse({"content": PIECE})] * 1000, fault="stall")])
+    run = lantern.ask(Q)
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.rc == exit_codes.LIMIT
+    result = run.json
+    assert result["stopReason"] == "truncated"
+    assert result["detail"]["code"] == "truncated"
+    assert "limit of 1 MiB for one reply" in result["detail"]["message"]
+    assert result["answer"].startswith(PIECE.strip())
+    assert len(result["answer"]) < 2 << 20
+    assert len(fake.chat_requests()) == 1
+
+
+def test_endless_tool_call_arguments_are_never_run(lantern: Lantern, fake: FakeOpenAI) -> None:
+    first = {"index": 0, "id": "c1", "function": {"name": "read_file", "arguments": '{"path'}}
+    more = {"index": 0, "function": {"arguments": PIECE}}
+    raw = [_sse({"tool_calls": [first]}), *[_sse({"tool_calls": [more]})] * 1000]
+    fake.add_turns([Turn(raw=raw, fault="stall"), Turn(content="A smaller answer.")])
+    run = lantern.ask(Q)
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.rc == exit_codes.OK, run.stderr[-2000:]
+    assert run.json["toolCalls"] == []  # cut off: not run
+    assert run.json["answer"] == "A smaller answer."
+    second = fake.chat_requests()[1]["messages"]
+    assert len(json.dumps(second)) < 1 << 20  # the cut call is not sent back
