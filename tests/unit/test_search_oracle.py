@@ -8,12 +8,15 @@ real rg; the canary token is assembled at run time.
 
 from __future__ import annotations
 
+import asyncio
 import string
 from pathlib import Path
 
 import pytest
 from lantern.tools.base import ToolResult
+from lantern.tools.ripgrep.recheck import changed_spans
 
+from tests.hang import HANG_S
 from tests.unit.test_list_search import call, make_ctx, write, ws
 
 __all__ = ["ws"]
@@ -138,3 +141,27 @@ async def test_a_match_next_to_a_lone_cr_line_with_a_secret(ws: Path) -> None:
     assert _same(await call(ctx, "search", pattern=pattern), pattern) == nowhere
     result = await call(ctx, "search", pattern="next line")
     assert "old.txt:2: next line" in result.content
+
+
+async def test_a_line_of_50k_secrets_is_checked_in_linear_time(ws: Path) -> None:
+    """2 MB of tokens separated by spaces: every space matches, and every one touches a
+    marker, so no hit; checked per match in log time, within the hang guard."""
+    tokens = [f"ghp_{i:06d}{BODY[6:]}" for i in range(50_000)]
+    write(ws, "dump.txt", " ".join(tokens) + "\nplain line\n")
+    result = await asyncio.wait_for(call(make_ctx(ws), "search", pattern=" "), HANG_S)
+    assert result.content.splitlines()[1:] == ["dump.txt:2: plain line"]
+
+
+def test_changed_spans_of_a_line() -> None:
+    original = f'a = "{TOKEN}"  # b'
+    redacted = 'a = "[REDACTED:github_token]"  # b'
+    assert changed_spans(original, redacted) == [(5, 28)]
+    assert changed_spans(original, original) == []
+    # Text removed without a marker: everything between the first and last difference.
+    assert changed_spans('x = "ab" "cd"', 'x = "ab" ""') == [(10, 10)]
+    # A replaced byte is not the file's text either.
+    assert changed_spans("\ufffd x", "\ufffd x") == []
+    assert changed_spans("k=\ufffdsecretvalue9 x", "k=\ufffd[REDACTED:assignment] x") == [
+        (2, 3),
+        (3, 24),
+    ]

@@ -27,9 +27,11 @@ import contextlib
 import json
 import re
 import subprocess
-from collections.abc import Sequence
+import threading
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from typing import IO
 
-from lantern.errors import ToolError
 from lantern.tools.ripgrep import process as ripgrep
 
 try:
@@ -39,6 +41,7 @@ except ImportError:  # native Windows
 
 _MARKER = re.compile(r"\[REDACTED:[a-z0-9_]{1,40}+\]")
 _REPLACED = "\ufffd"  # stands for bytes that were not UTF-8: not the file's text either
+MAX_EVENT_BYTES = 16 << 20  # one rg event (a line with millions of submatches: no hit)
 
 
 def changed_spans(original: str, redacted: str) -> list[tuple[int, int]]:
@@ -104,8 +107,19 @@ def _common_suffix(a: str, b: str, most: int) -> int:
     return low
 
 
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
 def _byte_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Character spans of `text` as byte spans of its UTF-8 form (spans sorted)."""
+    """Sorted, disjoint character spans of `text` as byte spans of its UTF-8 form."""
     out: list[tuple[int, int]] = []
     char = byte = 0
     for start, end in spans:
@@ -117,6 +131,25 @@ def _byte_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
+class _Walls:
+    """One line's changed spans, in bytes, for `clear` to ask about submatches."""
+
+    def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
+        walls = _byte_spans(text, _merged(spans))
+        self._lows = [low for low, _ in walls]
+        self._highs = [high for _, high in walls]
+
+    def clear(self, sub: object) -> bool:
+        """Whether a submatch [start, end) neither overlaps nor touches a changed span."""
+        if not isinstance(sub, dict):
+            return False
+        start, end = sub.get("start"), sub.get("end")
+        if not isinstance(start, int) or not isinstance(end, int):
+            return False
+        i = bisect_right(self._lows, end) - 1  # the last span that starts at or before `end`
+        return i < 0 or self._highs[i] < start  # spans are disjoint: their ends increase
+
+
 def clear_lines(
     pattern_flags: Sequence[str], lines: Sequence[tuple[str, list[tuple[int, int]]]]
 ) -> set[int]:
@@ -124,14 +157,16 @@ def clear_lines(
     that keeps clear of every changed span: rg searches them once, as its stdin.
 
     Blocking (a worker thread); `pattern_flags` are the case flag and `--regexp P`.
+    A line whose event is larger than MAX_EVENT_BYTES (millions of submatches) is
+    left out, like any line rg cannot decide for.
     """
     if not lines:
         return set()
     data = "\n".join(text for text, _ in lines).encode("utf-8", "surrogatepass")
-    output = _run([*ripgrep.COMMON_FLAGS, "--json", "--text", *pattern_flags, "-"], data)
-    walls = [_byte_spans(text, spans) for text, spans in lines]
+    args = [*ripgrep.COMMON_FLAGS, "--json", "--text", *pattern_flags, "-"]
+    walls: dict[int, _Walls] = {}
     clear: set[int] = set()
-    for raw in output.splitlines():
+    for raw in _run(args, data):
         try:
             event = json.loads(raw)
         except ValueError:
@@ -145,23 +180,16 @@ def clear_lines(
         subs = match.get("submatches")
         if not isinstance(number, int) or not 1 <= number <= len(lines):
             continue
-        if isinstance(subs, list) and any(_clear(sub, walls[number - 1]) for sub in subs):
+        if number - 1 not in walls:
+            walls[number - 1] = _Walls(*lines[number - 1])
+        if isinstance(subs, list) and any(map(walls[number - 1].clear, subs)):
             clear.add(number - 1)
     return clear
 
 
-def _clear(sub: object, walls: list[tuple[int, int]]) -> bool:
-    """Whether a submatch [start, end) neither overlaps nor touches a changed span."""
-    if not isinstance(sub, dict):
-        return False
-    start, end = sub.get("start"), sub.get("end")
-    if not isinstance(start, int) or not isinstance(end, int):
-        return False
-    return all(end < low or start > high for low, high in walls)
-
-
-def _run(args: list[str], data: bytes) -> bytes:
-    """rg over `data` on stdin, bounded like every rg run (time and address space)."""
+def _run(args: list[str], data: bytes) -> Iterator[bytes]:
+    """rg's output lines over `data` on stdin, each at most MAX_EVENT_BYTES (longer ones
+    are skipped); bounded like every rg run, in time and address space."""
     popen = subprocess.Popen(
         [ripgrep.rg_binary(), *args],
         stdin=subprocess.PIPE,
@@ -172,10 +200,29 @@ def _run(args: list[str], data: bytes) -> bytes:
         with contextlib.suppress(OSError, ValueError):
             limit = ripgrep.MEMORY_BYTES
             resource.prlimit(popen.pid, resource.RLIMIT_AS, (limit, limit))
+    assert popen.stdin is not None and popen.stdout is not None
+    stdin, stdout = popen.stdin, popen.stdout
+    writer = threading.Thread(target=_write, args=(stdin, data), daemon=True)
+    writer.start()
+    timer = threading.Timer(ripgrep.TIMEOUT_S, popen.kill)
+    timer.start()
     try:
-        out, _ = popen.communicate(data, timeout=ripgrep.TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+        skipping = False
+        while line := stdout.readline(MAX_EVENT_BYTES + 1):
+            whole = line.endswith(b"\n")
+            if not skipping and whole:
+                yield line
+            skipping = not whole
+    finally:
+        timer.cancel()
         popen.kill()
-        popen.communicate()
-        raise ToolError("io_error", "search stopped: checking hits took too long") from None
-    return out
+        stdout.close()
+        popen.wait()
+        writer.join()
+
+
+def _write(stdin: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        stdin.write(data)
+    with contextlib.suppress(OSError):
+        stdin.close()
