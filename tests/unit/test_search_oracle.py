@@ -165,3 +165,15 @@ def test_changed_spans_of_a_line() -> None:
         (2, 3),
         (3, 24),
     ]
+
+
+async def test_hits_after_dropped_ones_in_the_same_file_still_show(ws: Path) -> None:
+    """With max_results=1, two lines matching inside secrets come first: they are no
+    hits, and the ordinary line after them in the same file is still found, as it is
+    for a pattern that matches no secret."""
+    lines = [f'T{i} = "{TOKEN[:-2]}{i:02d}"' for i in range(6)]
+    write(ws, "a.py", "\n".join([*lines, "ghp_ in a comment", ""]))
+    ctx = make_ctx(ws)
+    for max_results in (1, 2, 5):
+        result = await call(ctx, "search", pattern="ghp_", max_results=max_results)
+        assert result.content.splitlines()[1:] == ["a.py:7: ghp_ in a comment"], max_results

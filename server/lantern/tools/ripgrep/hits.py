@@ -141,6 +141,7 @@ class Collector:
         self._file: tuple[str, ...] | None = None
         # rg's line number, editor line within it, and whether rg's line holds several
         self._lines: list[tuple[int, int, bool]] = []
+        self._early = 0  # lines of this file that end a batch early, once one did
         self._queue: deque[bytes] = deque()
         self._inline_read = 0
 
@@ -201,9 +202,12 @@ class Collector:
             if isinstance(number, int) and number > 0:
                 subs, several = _sub_lines(data)
                 self._lines += [(number, sub, several) for sub in subs]
-                if len(self._lines) > self.want - len(self.hits):  # enough to fill and see more
+                room = max(self._early, self.want - len(self.hits))
+                if len(self._lines) > room:  # enough to fill and see more
                     self._finish(self._file, self._lines)
-                    self._file, self._lines = None, []
+                    # Lines inside a secret may have been dropped: the file goes on (the
+                    # next batch twice as large), or what is shown would tell about them.
+                    self._lines, self._early = [], 2 * room
         elif kind == "end":
             if self._file is not None and self._lines:
                 self._finish(self._file, self._lines)
@@ -218,7 +222,7 @@ class Collector:
         self._inline_read += size
 
     def _begin(self, data: dict[str, Any]) -> None:
-        self._file, self._lines = None, []
+        self._file, self._lines, self._early = None, [], 0
         if self.check is None:
             self._file = ()
             return
