@@ -65,7 +65,8 @@ async def test_read_file_window_and_search_hide_the_value(ws: Path, name: str) -
         assert not result.is_error, result.content
         assert CANARY not in result.content
     assert "[REDACTED:assignment]" in windows[1].content
-    assert "[REDACTED:assignment]" in windows[2].content
+    # A match inside the secret is no hit at all (search is no redaction oracle).
+    assert windows[2].content.startswith("[no matches for"), windows[2].content
 
 
 def test_many_openers_stay_linear() -> None:

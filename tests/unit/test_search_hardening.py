@@ -127,8 +127,8 @@ async def test_search_never_shows_private_key_body_lines(ws: Path) -> None:
     assert not result.is_error, result.content
     for line in body:
         assert line not in result.content
-    # The hits are still reported, as redacted lines, at their real line numbers.
-    assert "config/deploy.txt:4: [REDACTED" in result.content
+    # A match inside the block is no hit at all (search is no redaction oracle).
+    assert result.content.startswith("[no matches for"), result.content
 
 
 async def test_search_for_a_key_line_deep_in_the_block(ws: Path) -> None:
@@ -136,20 +136,23 @@ async def test_search_for_a_key_line_deep_in_the_block(ws: Path) -> None:
     write(ws, "notes.md", text)
     result = await call(make_ctx(ws), "search", pattern=body[7][:20], case_sensitive=True)
     assert body[7] not in result.content
-    assert body[7][:20] not in result.content.split("\n", 1)[1]
+    assert result.content == f"[no matches for {body[7][:20]!r} under .]"
 
 
 async def test_key_body_hidden_in_a_large_file_too(ws: Path) -> None:
     """Large files are read and redacted in a worker thread; the rule is the same."""
     text, body = pem_key()
     filler = "".join(f"line {i} of filler text\n" for i in range(20_000))
-    write(ws, "big/notes.txt", text + filler)
-    write(ws, "small/notes.txt", text)
+    plain = "ordinaryTextLine" * 3  # matches too, outside the block
+    write(ws, "big/notes.txt", text + filler + plain + "\n")
+    write(ws, "small/notes.txt", text + plain + "\n")
     result = await call(make_ctx(ws), "search", pattern="^[A-Za-z0-9+/]{40,}$", max_results=500)
     for line in body:
         assert line not in result.content
-    assert "big/notes.txt:2: [REDACTED" in result.content
-    assert "small/notes.txt:2: [REDACTED" in result.content
+    # Matches inside the block are no hits; the plain line below it is one.
+    assert "[REDACTED" not in result.content
+    assert f"big/notes.txt:{len(body) + 3 + 20_000}: {plain}" in result.content
+    assert f"small/notes.txt:{len(body) + 3}: {plain}" in result.content
 
 
 # --- 11. names come from rg's JSON, and the name rules see the real name ---------------

@@ -26,6 +26,7 @@ from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
 from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
 from lantern.agent.provider.outcomes import cut_short
+from lantern.agent.provider.stream import ReplyTooLarge
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply
 from lantern.agent.result import AskResult, detail_json, usage_json
@@ -324,7 +325,10 @@ class Agent:
                 on_reasoning=on_reasoning,
                 tool_choice=offer.tool_choice,
             )
-            reply = await self.model.complete(turn)
+            try:
+                reply = await self.model.complete(turn)
+            except ReplyTooLarge as exc:  # what arrived, cut off like `finish_reason: length`
+                reply, outcome = exc.reply, "too_large"
             run.streaming.clear()
             if reply.warning is not None and not run.conv.warned_cut:
                 run.conv.warned_cut = True  # once per conversation

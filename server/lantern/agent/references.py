@@ -46,6 +46,10 @@ A file that is binary (a NUL byte in its first 8 KiB and no BOM), like
 read_file refuses it, gives unverified references. Of a file larger than
 8 MiB only the complete lines in its first 8 MiB are counted.
 
+Only the first `MAX_CITATIONS` (200) citations of an answer are considered:
+later ones get no reference (their text stays as the model wrote it), so an
+answer of 100,000 citations costs what one of 200 does, plus one scan.
+
 Every regular expression here is linear in the length of the answer: tokens
 are only tried where they start (a lookbehind), and runs are possessive.
 """
@@ -88,6 +92,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _VERSION = re.compile(r"[vV]?\d++(?:\.\d++)++")
 
 Citation = tuple[str, int, int, tuple[int, int]]
+MAX_CITATIONS = 200  # of one answer; later citations are not checked or reported
 
 
 def _is_path(path: str, answer: str, start: int) -> bool:
@@ -111,8 +116,9 @@ def _inside(spans: list[tuple[int, int]], starts: list[int], lo: int, hi: int) -
     return i + 1 < len(spans) and spans[i + 1][0] < hi
 
 
-def find_citations(answer: str) -> list[Citation]:
-    """Every citation in `answer` as `(path, start, end, span)`, in order of span.
+def find_citations(answer: str, limit: int = MAX_CITATIONS) -> list[Citation]:
+    """The first `limit` citations in `answer` as `(path, start, end, span)`, in order
+    of span.
 
     `start`/`end` are the cited lines as written, a reversed range normalised
     (`20-12` → 12, 20); line 0 is kept (it is reported unverified).
@@ -131,6 +137,8 @@ def find_citations(answer: str) -> list[Citation]:
         last = m.group("b") or m.group("d") or first
         a, b = int(first), int(last)
         found.append((path, min(a, b), max(a, b), span))
+        if len(found) >= limit:
+            break
     return _one_per_link(answer, found)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from lantern import model_json
 from lantern.errors import ToolError
 from lantern.escaping import for_log
 
@@ -75,7 +76,7 @@ def parse_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     if isinstance(raw, Mapping):
         return dict(raw)
     try:
-        value = json.loads(raw)
+        value = model_json.loads(raw)  # 100,000 `[` are invalid JSON, not a RecursionError
     except json.JSONDecodeError as exc:
         raise ToolError("invalid_arguments", f"arguments are not valid JSON ({exc.msg})") from None
     if not isinstance(value, dict):

@@ -6,6 +6,7 @@ through the jail and read by Lantern (the same size rule as read_file), the
 whole text is redacted, and the hit lines are taken from the redacted text:
 a line inside a private-key block shows as redacted even when the block began
 far above it, and what is shown is always what the jail let Lantern read.
+A match inside a redacted secret is no hit at all (`ripgrep/recheck.py`).
 """
 
 from __future__ import annotations
@@ -62,15 +63,22 @@ def summarize(arguments: Mapping[str, Any]) -> str:
     return f"/{pattern}/ in {shown(arguments.get('path', '.'))}{in_glob(arguments)}"
 
 
+def _pattern_flags(args: SearchArgs) -> list[str]:
+    """The pattern and its case: also what a redacted hit line is searched again with."""
+    return [
+        "--case-sensitive" if args.case_sensitive else "--ignore-case",
+        "--regexp",
+        args.pattern,
+    ]
+
+
 def _flags(args: SearchArgs, root: Root) -> list[str]:
     return [
         *ripgrep.COMMON_FLAGS,
         "--json",
         f"--max-filesize={MAX_FILE_BYTES}",
-        "--case-sensitive" if args.case_sensitive else "--ignore-case",
         *ripgrep.policy_flags(root, args.glob),
-        "--regexp",
-        args.pattern,
+        *_pattern_flags(args),
     ]
 
 
@@ -92,7 +100,7 @@ async def _matches(
     check, extra = (
         await prepare(ctx.workspace, handle.target, feed_rg=True) if is_dir else (None, [])
     )
-    collector = Collector(ctx.workspace, handle, check, want)
+    collector = Collector(ctx.workspace, handle, check, want, _pattern_flags(args))
     timed_out = False
     try:
         # A folder is searched from its handle; a single file is fed to rg on stdin.

@@ -226,14 +226,32 @@ def window(data: bytes, rel: str, offset: int, limit: int) -> Window:
     return Window(lines, offset, picked.total, picked.replaced, counts, cut, capped)
 
 
+@dataclass(frozen=True)
+class HitLine:
+    """One line of a file as search shows it, and what it was shown from."""
+
+    shown: str  # redacted, cut at MAX_LINE_CHARS, escaped
+    redacted: str  # the whole line, redacted, neither cut nor escaped
+    original: str  # the whole line as decoded, before redaction
+
+
 def hit_lines(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, str], dict[str, int]]:
+    """Lines `numbers` (1-based) of a file as search should show them, and the secrets
+    redacted in them; see `hit_texts`."""
+    found, counts = hit_texts(data, numbers)
+    return {n: hit.shown for n, hit in found.items()}, counts
+
+
+def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], dict[str, int]]:
     """Lines `numbers` (1-based) of a file as search should show them, and the secrets
     redacted in them: each line redacted as read_file would (a body line of a key block
     shows as the marker, a YAML value below its key is redacted), cut at MAX_LINE_CHARS
-    and escaped. Numbers past the end are left out; NUL bytes raise `binary_file`.
+    and escaped; with the whole line redacted and as it was, so that search can tell
+    whether a match lies inside a secret. Numbers past the end are left out; NUL bytes
+    raise `binary_file`.
 
-    Costs a split of the file and a redaction of each hit line with its context, or one
-    redaction of the whole text when the file may hold a key block.
+    Costs a split of the file and a redaction of each hit line (whole) with its context
+    (cut), or one redaction of the whole text when the file may hold a key block.
     """
     wanted = sorted({n for n in numbers if n >= 1})
     if not wanted:
@@ -245,7 +263,7 @@ def hit_lines(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, str], dict
     raw = split_lines(data)
     if raw and raw[-1] == b"":
         raw.pop()
-    found: dict[int, str] = {}
+    found: dict[int, HitLine] = {}
     counts: dict[str, int] = {}
     for number in wanted:
         if number > len(raw):
@@ -254,9 +272,12 @@ def hit_lines(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, str], dict
         if first is None:
             return _hits_in_whole(data, wanted)
         texts, _ = _decode_all(raw[first : number + 1])  # one line of context below
-        redacted = redact("\n".join(t[: MAX_LINE_CHARS + 1024] for t in texts))
         at = number - 1 - first
-        found[number], _ = _fit_line(redacted.text.split("\n")[at], len(texts[at]), escape_content)
+        cut = [t if i == at else t[: MAX_LINE_CHARS + 1024] for i, t in enumerate(texts)]
+        redacted = redact("\n".join(cut))
+        line = redacted.text.split("\n")[at]
+        shown, _ = _fit_line(line, len(texts[at]), escape_content)
+        found[number] = HitLine(shown, line, texts[at])
         for rule, n in redacted.counts_in(at, at).items():
             counts[rule] = counts.get(rule, 0) + n
     return found, counts
@@ -273,12 +294,16 @@ def _context_index(raw: list[bytes], index: int) -> int | None:
     return index - _MAX_CONTEXT_LINES if YAML_HINT.search(head) is None else None
 
 
-def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, str], dict[str, int]]:
+def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, HitLine], dict[str, int]]:
     picked = _slow_window(data, "file", 1, 0)
     redacted = redact("\n".join(picked.texts))
     out = redacted.text.split("\n")
     found = {
-        n: _fit_line(out[n - 1], len(picked.texts[n - 1]), escape_content)[0]
+        n: HitLine(
+            _fit_line(out[n - 1], len(picked.texts[n - 1]), escape_content)[0],
+            out[n - 1],
+            picked.texts[n - 1],
+        )
         for n in wanted
         if n <= picked.total
     }

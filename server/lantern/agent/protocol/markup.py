@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lantern import model_json
 from lantern.agent.protocol import native_tokens
 from lantern.agent.reply import ToolCall, new_call_id
 
@@ -49,7 +50,6 @@ _NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\[CALL_ID\]\s*\w+\s*)?(?:\[ARGS\
 _JSON_FUNCTION = re.compile(r"<function=([A-Za-z_][\w.-]*)\s*>?\s*\{")
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.S)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.S)
-_DECODER = json.JSONDecoder()
 
 
 def has_markup(text: str) -> bool:
@@ -73,7 +73,7 @@ def _whole_reply_calls(text: str) -> list[ToolCall]:
     if not body.startswith(("{", "[")) or len(body) > _MAX_CALL_CHARS:
         return []
     try:
-        value = json.loads(body)
+        value = model_json.loads(body)
     except json.JSONDecodeError:
         return _pythonic_calls(body)
     items = value if isinstance(value, list) and value else [value]
@@ -104,7 +104,7 @@ def _load(text: str) -> Any:
     """JSON, or, tolerantly, a Python-style literal (single quotes, True/None)."""
     text = text.strip()
     try:
-        return json.loads(text)
+        return model_json.loads(text)
     except json.JSONDecodeError:
         if len(text) > _MAX_CALL_CHARS:
             raise
@@ -158,7 +158,7 @@ def _parse_block(body: str) -> list[ToolCall]:
         arguments: dict[str, Any] = {}
         for key, raw in _XML_PARAMETER.findall(function.group(2)):
             try:
-                arguments[key] = json.loads(raw)
+                arguments[key] = model_json.loads(raw)
             except json.JSONDecodeError:
                 arguments[key] = raw
         return [_call(function.group(1), arguments)]
@@ -167,7 +167,7 @@ def _parse_block(body: str) -> list[ToolCall]:
     except json.JSONDecodeError:
         pass
     try:  # a whole JSON call followed by stray text (an unclosed block, a remark)
-        value, _ = _DECODER.raw_decode(body)
+        value, _ = model_json.raw_decode(body)
     except json.JSONDecodeError:
         raise ValueError("the call is not valid JSON") from None
     return _from_object(value)
@@ -180,7 +180,7 @@ def _parse_mistral(text: str, start: int) -> tuple[list[ToolCall], int]:
         at += 1
     if text.startswith(("[", "{"), at):  # [TOOL_CALLS][{"name": …, "arguments": …}]
         try:
-            value, end = _DECODER.raw_decode(text, at)
+            value, end = model_json.raw_decode(text, at)
         except json.JSONDecodeError:
             raise ValueError("the call after [TOOL_CALLS] is not valid JSON") from None
         return _from_object(value), end
@@ -188,7 +188,7 @@ def _parse_mistral(text: str, start: int) -> tuple[list[ToolCall], int]:
     if name is None or not text.startswith("{", name.end()):
         raise ValueError("[TOOL_CALLS] is not followed by a tool name and JSON arguments")
     try:
-        arguments, end = _DECODER.raw_decode(text, name.end())
+        arguments, end = model_json.raw_decode(text, name.end())
     except json.JSONDecodeError:
         raise ValueError(f"the arguments of {name.group(1)[:80]!r} are not valid JSON") from None
     return [_call(name.group(1), arguments)], end
@@ -234,7 +234,7 @@ def _parse_python_tag(text: str, start: int) -> tuple[list[ToolCall], int]:
         if not text.startswith("{", at):
             break
         try:
-            value, at = _DECODER.raw_decode(text, at)
+            value, at = model_json.raw_decode(text, at)
         except json.JSONDecodeError:
             raise ValueError("the call after <|python_tag|> is not valid JSON") from None
         calls.extend(_from_object(value))
@@ -252,7 +252,7 @@ def _parse_function(text: str, start: int) -> tuple[list[ToolCall], int]:
     if json_form is not None:
         name = json_form.group(1)
         try:
-            arguments, _ = _DECODER.raw_decode(text[json_form.end() - 1 : end])
+            arguments, _ = model_json.raw_decode(text[json_form.end() - 1 : end])
         except json.JSONDecodeError:
             raise ValueError(f"the arguments of {name[:80]!r} are not JSON") from None
         return [_call(name, arguments)], end

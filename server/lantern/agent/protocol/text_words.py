@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lantern import model_json
 from lantern.agent.protocol.native_tokens import CLOSE as _CLOSE
 from lantern.agent.protocol.native_tokens import OPEN as _OPEN
 from lantern.agent.reply import ToolCall
@@ -98,7 +99,7 @@ def result_ids(content: str) -> list[str]:
 def markup(call: ToolCall) -> str:
     """`call` written the way the text protocol asks the model to write it."""
     try:
-        arguments = json.loads(call.arguments or "{}")
+        arguments = model_json.loads(call.arguments or "{}")
     except json.JSONDecodeError:
         arguments = {}
     body = json.dumps({"name": call.name, "arguments": arguments}, ensure_ascii=False)

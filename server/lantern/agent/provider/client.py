@@ -236,8 +236,8 @@ class ModelClient:
                     raise _web_page(page, self.where)
                 else:
                     async for data in events:
-                        watchdog.reschedule(loop.time() + self.stall_timeout)
-                        assembler.feed(_chunk(data))
+                        if assembler.feed(_chunk(data)):  # empty chunks are no progress
+                            watchdog.reschedule(loop.time() + self.stall_timeout)
         except (ModelError, StreamedError):
             raise
         except TimeoutError:

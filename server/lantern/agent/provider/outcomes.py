@@ -41,3 +41,19 @@ def cut_short(
         "what arrived is shown",
         fixes=(raise_it, *window),
     )
+
+
+def too_large(limit_bytes: int) -> ModelError:
+    """A reply that passed Lantern's own cap on one reply (`stream.MAX_REPLY_BYTES`): cut
+    off there like one that reached an output limit (`truncated`)."""
+    return ModelError(
+        "truncated",
+        f"the model's reply passed Lantern's limit of {limit_bytes >> 20} MiB for one reply "
+        "(text, reasoning and tool-call arguments together) and was stopped there; "
+        "what arrived is shown",
+        fixes=(
+            Fix(note="ask again, more narrowly: the model may have been repeating itself"),
+            Fix("maxOutputTokens", note="a limit the server enforces ends such a reply sooner"),
+        ),
+        retryable=False,
+    )

@@ -21,6 +21,8 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+from lantern import model_json
+
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -50,7 +52,7 @@ class EventStream:
                 if error:
                     raise _error_event(text)
                 if text:  # an event without data (`event: ping`) carries no chunk
-                    chunk = json.loads(text)
+                    chunk = model_json.loads(text)
                     if isinstance(chunk, dict) and chunk.get("error"):
                         raise StreamedError(chunk["error"])
                     yield chunk

@@ -13,6 +13,11 @@ names are never concatenated, and missing or unusable ids are replaced with
 Provider fields that must go back on the next request (``reasoning_content``,
 ``reasoning``, ``reasoning_details``, a tool call's ``extra_content``) are kept
 verbatim; reasoning is also passed on for display.
+
+Once a reply's text, reasoning and calls pass ``MAX_REPLY_BYTES`` (1 MiB), `feed`
+raises `ReplyTooLarge`, carrying what arrived as a reply cut off (``length``): an
+endless stream ends there. `feed` says whether a chunk added anything; the stall
+watchdog counts only those, so a stream of empty chunks stalls like a silent one.
 """
 
 from __future__ import annotations
@@ -25,11 +30,21 @@ from typing import Any
 from openai.types.chat import ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 
+from lantern import model_json
 from lantern.agent.protocol.think import ContentFilter
 from lantern.agent.provider.classify import stream_error
-from lantern.agent.reply import Reply, ToolCall, Usage, new_call_id
+from lantern.agent.provider.outcomes import too_large
+from lantern.agent.reply import ModelError, Reply, ToolCall, Usage, new_call_id
 
-__all__ = ["ReplyAssembler", "stream_error", "whole_reply_chunks"]
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "ReplyAssembler",
+    "ReplyTooLarge",
+    "stream_error",
+    "whole_reply_chunks",
+]
+
+MAX_REPLY_BYTES = 1 << 20  # text + reasoning + tool-call names and arguments of one reply
 
 _UNUSABLE_IDS = {"", "null", "none", "undefined", "nil"}
 # Fields a provider attaches to the assistant message / a tool call that it wants back.
@@ -64,6 +79,16 @@ class _Call:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class ReplyTooLarge(ModelError):
+    """A reply that passed `MAX_REPLY_BYTES`: `reply` is what arrived, cut off."""
+
+    def __init__(self, reply: Reply) -> None:
+        why = too_large(MAX_REPLY_BYTES)
+        super().__init__(why.kind, why.summary, fixes=why.fixes, retryable=False)
+        self.reply = reply
+        reply.finish_reason, reply.outcome = "length", self
+
+
 class ReplyAssembler:
     """Feed it every chunk of one streamed reply, then call `finish`."""
 
@@ -85,10 +110,23 @@ class ReplyAssembler:
         self._thoughts: list[str] = []
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
+        self.size = 0  # bytes of text, reasoning and calls so far (see MAX_REPLY_BYTES)
+
+    def _grow(self, text: str) -> None:
+        self.size += len(text.encode("utf-8", "surrogatepass"))
 
     # --- chunks ------------------------------------------------------------------------------
 
-    def feed(self, chunk: Any) -> None:
+    def feed(self, chunk: Any) -> bool:
+        """Take one chunk; whether it added to the reply (text, reasoning, a call, the
+        finish reason or usage). Raises `ReplyTooLarge` past MAX_REPLY_BYTES."""
+        before = (self.size, self.finish_reason, self.usage)
+        self._feed(chunk)
+        if self.size > MAX_REPLY_BYTES:
+            raise ReplyTooLarge(self.finish())
+        return (self.size, self.finish_reason, self.usage) != before
+
+    def _feed(self, chunk: Any) -> None:
         if getattr(chunk, "object", None) == "error":
             # vLLM up to 0.3 (and servers copying it) write a failure mid-stream as a bare
             # ErrorResponse, `{"object": "error", "message": …, "code": 400}`, with no
@@ -119,6 +157,7 @@ class ReplyAssembler:
     def _read_content(self, content: Any) -> None:
         if isinstance(content, str):
             if content:
+                self._grow(content)
                 self._show(*self._filter.feed(content))
             return
         # Mistral's reasoning models stream content as a list of typed chunks:
@@ -129,9 +168,11 @@ class ReplyAssembler:
             if part.get("type") == "thinking":
                 thought = _joined_text(part.get("thinking"))
                 if thought:
+                    self._grow(thought)
                     self._filter.stop_holding()
                     self._show("", thought)
             elif isinstance(part.get("text"), str) and part["text"]:
+                self._grow(part["text"])
                 self._show(*self._filter.feed(part["text"]))
 
     def _show(self, answer: str, thought: str) -> None:
@@ -162,6 +203,7 @@ class ReplyAssembler:
             value = extra.get(name)
             if isinstance(value, str) and value:
                 self._texts.setdefault(name, []).append(value)
+                self._grow(value)
                 thought = thought or value  # servers sending both carry the same text
         details = extra.get("reasoning_details")
         if isinstance(details, list):
@@ -181,7 +223,11 @@ class ReplyAssembler:
         """Pieces of one reasoning detail (same index and type) are joined, as streamed."""
         if not isinstance(item, dict):
             self._details.append(item)
+            self._grow(_text(item))
             return ""
+        for value in item.values():
+            if isinstance(value, str):
+                self._grow(value)
         text = item.get("text") or item.get("summary")
         last = self._details[-1] if self._details else None
         if (
@@ -214,8 +260,10 @@ class ReplyAssembler:
             call.id = call_id
         if name and not call.name:
             call.name = name
+            self._grow(name)
         if arguments is not None and arguments != "":
             call.arguments.append(_text(arguments))
+            self._grow(call.arguments[-1])
         for key in _CALL_FIELDS:
             value = _extras(tc).get(key)
             if isinstance(value, dict):
@@ -292,7 +340,7 @@ def _whole(call: _Call) -> bool:
     if not call.arguments:
         return False
     try:
-        json.loads("".join(call.arguments))
+        model_json.loads("".join(call.arguments))
     except ValueError:
         return False
     return True

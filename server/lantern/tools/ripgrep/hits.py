@@ -5,14 +5,16 @@ the file (`end`); names come from the JSON (`text`, or `bytes` for a name that
 is not UTF-8), never parsed out of text, so a name holding a newline cannot
 pass for another file. The matched text rg prints is never shown: at `end`,
 the file is opened through the jail and read by Lantern, redacted as a whole,
-and the hit lines are taken from that redacted text.
+and the hit lines are taken from that redacted text. A hit line that redaction
+changed is searched again in its redacted form (`recheck.py`): a match inside a
+secret is no hit, and is dropped before it counts against `want`.
 
 rg ends lines at `\\n` only; Lantern (like VS Code) also at a lone `\\r`. So a
 match is kept as rg's line number and the editor lines within that rg line its
 submatches touch (from their byte offsets into the line rg printed), and turned
 into editor line numbers once the file is read (`lines.ripgrep_lines`): the hit
-shows the editor line holding the match, and a match across a lone CR shows
-each line it touches.
+shows the editor line holding the match. Each editor line it touches is then
+searched again on its own (`recheck.py`), so a match across a lone CR is no hit.
 
 Runs in a worker thread, one `feed` per batch of rg output; a short last batch
 of small files is handled on the event loop (see `inline_only`), which spares
@@ -26,15 +28,17 @@ import binascii
 import json
 import os
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lantern.errors import ToolError
+from lantern.tools.ripgrep.recheck import changed_spans, clear_lines
 from lantern.tools.ripgrep.result_filter import ResultFilter, split_rel
 from lantern.workspace.ignore.files import NeedsWorker, inline_now
 from lantern.workspace.lines import breaks_before, ripgrep_lines
 from lantern.workspace.roots import Opened, Workspace
-from lantern.workspace.text import MAX_FILE_BYTES, hit_lines
+from lantern.workspace.text import MAX_FILE_BYTES, HitLine, hit_texts
 
 INLINE_READ_BYTES = 256 * 1024  # on the event loop: no file larger than this,
 INLINE_TOTAL_BYTES = 1 << 20  # no more than this in all,
@@ -92,33 +96,40 @@ def _line_bytes(data: dict[str, Any]) -> bytes | None:
     return None
 
 
-def _sub_lines(data: dict[str, Any]) -> list[int]:
+def _sub_lines(data: dict[str, Any]) -> tuple[list[int], bool]:
     """The editor lines (0 = the first) within rg's line that the match's submatches
-    touch: a lone CR in rg's line starts a new editor line."""
+    touch (a lone CR in rg's line starts a new editor line), and whether there is more
+    than one."""
     line = _line_bytes(data)
     subs = data.get("submatches")
     if line is None or not isinstance(subs, list):
-        return [0]
+        return [0], False
     body = len(line) - line.endswith(b"\n")
     body -= body > 0 and line[body - 1] == 13  # the CR of a last CRLF
     if line.find(b"\r", 0, body) < 0:  # one editor line
-        return [0]
+        return [0], False
     found: set[int] = set()
     for sub in subs:
         start, end = (sub.get("start"), sub.get("end")) if isinstance(sub, dict) else (0, 0)
         if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end:
             first = breaks_before(line, start)
             found.update(range(first, breaks_before(line, max(start, end - 1)) + 1))
-    return sorted(found) or [0]
+    return sorted(found) or [0], True
 
 
 class Collector:
     """Hits of one rg run, checked and redacted, up to `want`."""
 
     def __init__(
-        self, workspace: Workspace, handle: Opened, check: ResultFilter | None, want: int
+        self,
+        workspace: Workspace,
+        handle: Opened,
+        check: ResultFilter | None,
+        want: int,
+        pattern_flags: Sequence[str],
     ) -> None:
         self.workspace = workspace
+        self.pattern_flags = pattern_flags  # to search redacted hit lines again (`recheck`)
         self.handle = handle
         self.check = check  # None: rg searched the single file `handle` on stdin
         self.want = want
@@ -128,7 +139,9 @@ class Collector:
         self._pending_bytes = 0
         self._skipping = False
         self._file: tuple[str, ...] | None = None
-        self._lines: list[tuple[int, int]] = []  # rg's line number, editor line within it
+        # rg's line number, editor line within it, and whether rg's line holds several
+        self._lines: list[tuple[int, int, bool]] = []
+        self._early = 0  # lines of this file that end a batch early, once one did
         self._queue: deque[bytes] = deque()
         self._inline_read = 0
 
@@ -187,10 +200,14 @@ class Collector:
         elif kind == "match" and self._file is not None:
             number = data.get("line_number")
             if isinstance(number, int) and number > 0:
-                self._lines += [(number, sub) for sub in _sub_lines(data)]
-                if len(self._lines) > self.want - len(self.hits):  # enough to fill and see more
+                subs, several = _sub_lines(data)
+                self._lines += [(number, sub, several) for sub in subs]
+                room = max(self._early, self.want - len(self.hits))
+                if len(self._lines) > room:  # enough to fill and see more
                     self._finish(self._file, self._lines)
-                    self._file, self._lines = None, []
+                    # Lines inside a secret may have been dropped: the file goes on (the
+                    # next batch twice as large), or what is shown would tell about them.
+                    self._lines, self._early = [], 2 * room
         elif kind == "end":
             if self._file is not None and self._lines:
                 self._finish(self._file, self._lines)
@@ -205,7 +222,7 @@ class Collector:
         self._inline_read += size
 
     def _begin(self, data: dict[str, Any]) -> None:
-        self._file, self._lines = None, []
+        self._file, self._lines, self._early = None, [], 0
         if self.check is None:
             self._file = ()
             return
@@ -216,7 +233,7 @@ class Collector:
         if rel and self.check.name_allowed(rel):
             self._file = rel
 
-    def _finish(self, rel: tuple[str, ...], spots: list[tuple[int, int]]) -> None:
+    def _finish(self, rel: tuple[str, ...], spots: list[tuple[int, int, bool]]) -> None:
         if self.check is None:
             self._budget(self.handle.stat.st_size)
             data = _read(self.handle.fd)
@@ -232,18 +249,35 @@ class Collector:
                 os.close(fd)
         if data is None:
             return
-        starts = ripgrep_lines(data, (line for line, _ in spots))
-        numbers = sorted({starts[line] + sub for line, sub in spots if line in starts})
+        starts = ripgrep_lines(data, (line for line, _, _ in spots))
+        several = {starts[line] + sub for line, sub, many in spots if line in starts and many}
+        numbers = sorted({starts[line] + sub for line, sub, _ in spots if line in starts})
         try:
-            found, _ = hit_lines(data, numbers)
+            found, _ = hit_texts(data, numbers)
         except ToolError:  # binary (NUL bytes): read_file would refuse it too
             return
+        kept = self._clear_of_secrets(found, several)
         named = self.workspace.relative(self.handle.target.root, (*self.handle.target.parts, *rel))
         for number in numbers:
-            text = found.get(number)
-            if text is None:  # past the end of the file as Lantern read it
+            hit = found.get(number)
+            if hit is None or number not in kept:  # past the end, or only inside a secret
                 continue
             if len(self.hits) >= self.want:
                 self.more = True
                 return
-            self.hits.append(Hit(named, number, text, text.count("[REDACTED:")))
+            self.hits.append(Hit(named, number, hit.shown, hit.shown.count("[REDACTED:")))
+
+    def _clear_of_secrets(self, found: dict[int, HitLine], several: set[int]) -> set[int]:
+        """The hit lines whose match does not lie, even partly, in a redacted secret: a
+        line redaction left alone keeps rg's verdict; the others are searched again in
+        their redacted form (`recheck`), in a worker thread."""
+        kept = {n for n, hit in found.items() if n not in several and hit.redacted == hit.original}
+        again = [n for n in found if n not in kept]
+        if not again:
+            return kept
+        if inline_now():
+            raise NeedsWorker
+        lines = [
+            (found[n].redacted, changed_spans(found[n].original, found[n].redacted)) for n in again
+        ]
+        return kept | {again[i] for i in clear_lines(self.pattern_flags, lines)}
