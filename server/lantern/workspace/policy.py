@@ -22,9 +22,8 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-import pathspec
-
 from lantern.errors import ToolError
+from lantern.workspace.ignore.globs import GlobList
 from lantern.workspace.names import EXACT, Names, has_alias, strip_aliases, windows_alias
 
 # Folders and files refused wherever they appear in a path.
@@ -178,11 +177,7 @@ class Policy:
     def __init__(self, deny_globs: Sequence[str] = (), names: Names = EXACT) -> None:
         self.deny_globs = tuple(deny_globs)
         self.names = names
-        self._deny = (
-            pathspec.GitIgnoreSpec.from_lines(names.pattern(g) for g in self.deny_globs)
-            if deny_globs
-            else None
-        )
+        self._deny = GlobList(names.pattern(g) for g in self.deny_globs) if deny_globs else None
         self._views: dict[Names, Policy] = {names: self}
 
     def for_names(self, names: Names) -> Policy:
