@@ -279,7 +279,7 @@ class Remembering:
             return False
         spec = self._allow.get(req.names)
         if spec is None:
-            spec = GlobList(map(req.names.pattern, self._allow_globs))
+            spec = GlobList(map(req.names.pattern, self._allow_globs), widest=False)
             self._allow[req.names] = spec
         return spec.match_file(req.key)
 

@@ -177,7 +177,11 @@ class Policy:
     def __init__(self, deny_globs: Sequence[str] = (), names: Names = EXACT) -> None:
         self.deny_globs = tuple(deny_globs)
         self.names = names
-        self._deny = GlobList(names.pattern(g) for g in self.deny_globs) if deny_globs else None
+        self._deny = (
+            GlobList((names.pattern(g) for g in self.deny_globs), widest=True)
+            if deny_globs
+            else None
+        )
         self._views: dict[Names, Policy] = {names: self}
 
     def for_names(self, names: Names) -> Policy:
