@@ -48,10 +48,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Literal, Protocol
 
-import pathspec
 import platformdirs
 
 from lantern.escaping import escape_line
+from lantern.workspace.ignore.globs import GlobList
 from lantern.workspace.jail import Identity
 from lantern.workspace.names import EXACT, Names
 
@@ -301,7 +301,7 @@ class Remembering:
         """Follow a settings change; remembered answers are kept."""
         self.mode = mode
         self._allow_globs = tuple(allow_globs)
-        self._allow: dict[Names, pathspec.GitIgnoreSpec] = {}
+        self._allow: dict[Names, GlobList] = {}
 
     def _allowed_by_glob(self, req: ApprovalRequest) -> bool:
         """`approval.allow`, compared as the file's root compares names."""
@@ -309,7 +309,7 @@ class Remembering:
             return False
         spec = self._allow.get(req.names)
         if spec is None:
-            spec = pathspec.GitIgnoreSpec.from_lines(map(req.names.pattern, self._allow_globs))
+            spec = GlobList(map(req.names.pattern, self._allow_globs), widest=False)
             self._allow[req.names] = spec
         return spec.match_file(req.key)
 

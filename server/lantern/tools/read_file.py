@@ -13,7 +13,7 @@ from lantern.tools.arguments import ToolArgs, shown, whole
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.workspace.lines import read_capped
 from lantern.workspace.roots import Opened, Target, Workspace
-from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, render, window
+from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, Window, render, window
 
 DESCRIPTION = (
     "Read lines of a text file in the workspace. Returns numbered lines (`12│text`) with the "
@@ -47,6 +47,11 @@ def _too_large(rel: str) -> ToolError:
     )
 
 
+def _shown(data: bytes, rel: str, offset: int, limit: int) -> tuple[Window, str]:
+    win = window(data, rel, offset, limit)
+    return win, render(win, rel)
+
+
 async def _read_open(opened: Opened, offset: int, limit: int, decision: str | None) -> ToolResult:
     """Checks 7–10 on a handle that passed checks 2–6; closes the handle."""
     rel = opened.target.rel
@@ -57,9 +62,11 @@ async def _read_open(opened: Opened, offset: int, limit: int, decision: str | No
         opened.close()
     if len(data) > MAX_FILE_BYTES:
         raise _too_large(rel)
-    win = window(data, rel, offset, limit)
+    # Decoding and redaction on a worker thread too: a large window of long or
+    # secret-dense lines takes a while, and the server answers other requests meanwhile.
+    win, text = await asyncio.to_thread(_shown, data, rel, offset, limit)
     return ToolResult(
-        render(win, rel),
+        text,
         path=rel,
         decision=decision,
         seen=[SeenSpan(rel, win.first, win.last)] if win.lines else [],

@@ -22,9 +22,8 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-import pathspec
-
 from lantern.errors import ToolError
+from lantern.workspace.ignore.globs import GlobList
 from lantern.workspace.names import EXACT, Names, has_alias, strip_aliases, windows_alias
 
 # Folders and files refused wherever they appear in a path.
@@ -238,7 +237,7 @@ class Policy:
         self.deny_globs = tuple(deny_globs)
         self.names = names
         self._deny = (
-            pathspec.GitIgnoreSpec.from_lines(names.pattern(g) for g in self.deny_globs)
+            GlobList((names.pattern(g) for g in self.deny_globs), widest=True)
             if deny_globs
             else None
         )

@@ -24,6 +24,7 @@ a line of a file: it ends one.)
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -250,8 +251,10 @@ def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], 
     whether a match lies inside a secret. Numbers past the end are left out; NUL bytes
     raise `binary_file`.
 
-    Costs a split of the file and a redaction of each hit line (whole) with its context
-    (cut), or one redaction of the whole text when the file may hold a key block.
+    Costs a split of the file and one redaction of each run of hit lines with their
+    context (runs whose contexts overlap are redacted together, so no line is redacted
+    twice; hit lines whole, context lines cut), or one redaction of the whole text when
+    the file may hold a key block.
     """
     wanted = sorted({n for n in numbers if n >= 1})
     if not wanted:
@@ -263,35 +266,58 @@ def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], 
     raw = split_lines(data)
     if raw and raw[-1] == b"":
         raw.pop()
-    found: dict[int, HitLine] = {}
-    counts: dict[str, int] = {}
+    wanted = [n for n in wanted if n <= len(raw)]
+    hint = _YamlHint(raw)
+    runs: list[tuple[int, list[int]]] = []  # (first context line, hit numbers), in order
     for number in wanted:
-        if number > len(raw):
-            break
-        first = _context_index(raw, number - 1)
+        first = _context_index(raw, number - 1, hint)
         if first is None:
             return _hits_in_whole(data, wanted)
-        texts, _ = _decode_all(raw[first : number + 1])  # one line of context below
-        at = number - 1 - first
-        cut = [t if i == at else t[: MAX_LINE_CHARS + 1024] for i, t in enumerate(texts)]
+        if runs and first <= runs[-1][1][-1] + 1:  # overlaps the run before (or touches it)
+            runs[-1][1].append(number)
+        else:
+            runs.append((first, [number]))
+    found: dict[int, HitLine] = {}
+    counts: dict[str, int] = {}
+    for first, hits in runs:
+        texts, _ = _decode_all(raw[first : hits[-1] + 1])  # one line of context below
+        whole = {number - 1 - first for number in hits}
+        cut = [t if i in whole else t[: MAX_LINE_CHARS + 1024] for i, t in enumerate(texts)]
         redacted = redact("\n".join(cut))
-        line = redacted.text.split("\n")[at]
-        shown, _ = _fit_line(line, len(texts[at]), escape_content)
-        found[number] = HitLine(shown, line, texts[at])
-        for rule, n in redacted.counts_in(at, at).items():
-            counts[rule] = counts.get(rule, 0) + n
+        out = redacted.text.split("\n")
+        for number in hits:
+            at = number - 1 - first
+            shown, _ = _fit_line(out[at], len(texts[at]), escape_content)
+            found[number] = HitLine(shown, out[at], texts[at])
+            for rule, count in redacted.counts_in(at, at).items():
+                counts[rule] = counts.get(rule, 0) + count
     return found, counts
 
 
-def _context_index(raw: list[bytes], index: int) -> int | None:
+class _YamlHint:
+    """Whether `YAML_HINT` matches lines [0, n) of a split file, for any n, searched once:
+    the pattern never crosses a line, so that is whether its first match is above n."""
+
+    def __init__(self, raw: list[bytes]) -> None:
+        self._raw = raw
+        self._first: int | None = None  # line of the first match; len(raw) when none
+
+    def above(self, n: int) -> bool:
+        if self._first is None:
+            joined = b"\n".join(self._raw)
+            match = YAML_HINT.search(joined)
+            self._first = len(self._raw) if match is None else joined.count(b"\n", 0, match.start())
+        return self._first < n
+
+
+def _context_index(raw: list[bytes], index: int, hint: _YamlHint) -> int | None:
     """`_context_start` on split lines: the nearest unindented line above `index`."""
     for first in range(index - 1, max(-1, index - 1 - _MAX_CONTEXT_LINES), -1):
         if raw[first][:1] not in _INDENTED_OR_BLANK and raw[first]:
             return first
     if index - _MAX_CONTEXT_LINES <= 0:
         return 0
-    head = b"\n".join(raw[: index - _MAX_CONTEXT_LINES])
-    return index - _MAX_CONTEXT_LINES if YAML_HINT.search(head) is None else None
+    return index - _MAX_CONTEXT_LINES if not hint.above(index - _MAX_CONTEXT_LINES) else None
 
 
 def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, HitLine], dict[str, int]]:
@@ -307,9 +333,11 @@ def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, HitLine], 
         for n in wanted
         if n <= picked.total
     }
+    shown = sorted(n - 1 for n in found)
     counts: dict[str, int] = {}
     for rule, first, last in redacted.spans:
-        if any(first <= n - 1 <= last for n in found):
+        at = bisect.bisect_left(shown, first)  # a shown line in first..last?
+        if at < len(shown) and shown[at] <= last:
             counts[rule] = counts.get(rule, 0) + 1
     return found, counts
 

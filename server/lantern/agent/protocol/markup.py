@@ -43,13 +43,15 @@ MARKERS: tuple[str, ...] = (
     *_BLOCKS, _MISTRAL, _PYTHON_TAG, _FUNCTION, *native_tokens.MARKERS,
 )  # fmt: skip
 _MAX_CALL_CHARS = 100_000  # a literal_eval fallback never sees more than this
-_FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)\n?[ \t]*```", re.S)
+_FENCE_HEAD = re.compile(r"[\w-]*+[ \t]*+\n?")  # after ```: the label, up to the body
 _FENCE_LABEL = re.compile(r"[\w \t-]*\n?")
 # Mistral's `[TOOL_CALLS]name[ARGS]{…}`, and with the call's id: `name[CALL_ID]id[ARGS]{…}`.
-_NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\[CALL_ID\]\s*\w+\s*)?(?:\[ARGS\])?\s*")
-_JSON_FUNCTION = re.compile(r"<function=([A-Za-z_][\w.-]*)\s*>?\s*\{")
-_XML_FUNCTION = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|$)", re.S)
-_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>", re.S)
+_NAME = re.compile(r"\s*+([A-Za-z_][\w.-]*+)\s*+(?:\[CALL_ID\]\s*+\w++\s*+)?(?:\[ARGS\])?\s*+")
+_JSON_FUNCTION = re.compile(r"<function=([A-Za-z_][\w.-]*+)\s*+>?\s*+\{")
+# A name runs to `>`; it holds no `<`, so a failed try stops at the next tag.
+_XML_FUNCTION = re.compile(r"<function=([^<>\s]++)>(.*?)(?:</function>|$)", re.S)
+_XML_PARAMETER = re.compile(r"<parameter=([^<>\s]++)>\n?")
+_EMPTY_FENCE = re.compile(r"```[\w-]*+\s*+```")
 
 
 def has_markup(text: str) -> bool:
@@ -116,8 +118,35 @@ def _load(text: str) -> Any:
 
 def _unfence(text: str) -> str:
     """The inside of a code fence that wraps the whole of `text`, else `text`."""
-    match = _FENCE.match(text.strip())
-    return match.group(1) if match else text
+    body = text.strip()
+    if not body.startswith("```"):
+        return text
+    at = _FENCE_HEAD.match(body, 3).end()  # type: ignore[union-attr]  # always matches
+    close = body.find("```", at)
+    if close < 0:
+        return text
+    inside = body[at:close].rstrip(" \t")  # the fence's own line break and indentation
+    return inside[:-1] if inside.endswith("\n") else inside
+
+
+def _parameters(body: str) -> list[tuple[str, str]]:
+    """The `<parameter=name>value</parameter>` pairs of a Qwen3-Coder call, in order:
+    each value runs to the first `</parameter>` after it (one line break trimmed at
+    each end); one scan that advances, so unclosed tags cost nothing more."""
+    pairs: list[tuple[str, str]] = []
+    at = body.find("<parameter=")
+    while at >= 0:
+        head = _XML_PARAMETER.match(body, at)
+        if head is None:
+            at = body.find("<parameter=", at + 1)
+            continue
+        close = body.find("</parameter>", head.end())
+        if close < 0:
+            break  # no later tag is closed either
+        value = body[head.end() : close]
+        pairs.append((head.group(1), value[:-1] if value.endswith("\n") else value))
+        at = body.find("<parameter=", close + len("</parameter>"))
+    return pairs
 
 
 def _call(name: Any, arguments: Any) -> ToolCall:
@@ -156,7 +185,7 @@ def _parse_block(body: str) -> list[ToolCall]:
     function = _XML_FUNCTION.search(body)
     if function is not None and not body.startswith(("{", "[")):
         arguments: dict[str, Any] = {}
-        for key, raw in _XML_PARAMETER.findall(function.group(2)):
+        for key, raw in _parameters(function.group(2)):
             try:
                 arguments[key] = model_json.loads(raw)
             except json.JSONDecodeError:
@@ -308,11 +337,16 @@ def _read(text: str, start: int, marker: str) -> tuple[list[ToolCall], int]:
         raise _Unreadable(str(exc), len(text)) from None
 
 
-def _next_marker(text: str, at: int) -> tuple[int, str]:
-    """Where the first marker at or after `at` starts, and which; (len(text), "") if none."""
+def _next_marker(text: str, at: int, seen: dict[str, int]) -> tuple[int, str]:
+    """Where the first marker at or after `at` starts, and which; (len(text), "") if none.
+
+    `seen` keeps where each marker was found last (-1: nowhere after), so each marker's
+    search only moves forward: thousands of blocks cost one pass over the text."""
     first, found = len(text), ""
     for marker in MARKERS:
-        index = text.find(marker, at)
+        index = seen.get(marker, at)
+        if 0 <= index < at or marker not in seen:
+            index = seen[marker] = text.find(marker, at)
         if 0 <= index < first or (index == first and len(marker) > len(found)):
             first, found = index, marker
     return first, found
@@ -328,8 +362,9 @@ def parse(text: str) -> TextCalls:
     errors: list[str] = []
     prose: list[str] = []
     at = 0
+    seen: dict[str, int] = {}
     while at < len(text):
-        start, marker = _next_marker(text, at)
+        start, marker = _next_marker(text, at, seen)
         prose.append(text[at:start])
         if not marker:
             break
@@ -354,6 +389,6 @@ def prose(text: str) -> str:
 
 def _clean_prose(text: str) -> str:
     """Drop code fences the markup left empty, and the blank lines around it."""
-    text = re.sub(r"```[\w-]*[ \t]*\n?\s*```", "", text)
+    text = _EMPTY_FENCE.sub("", text)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip()

@@ -14,6 +14,7 @@ the next chunk decides it.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from lantern.agent.protocol.markup import MARKERS, has_markup
@@ -32,11 +33,16 @@ _OPENERS = ("<think>", "<thinking>", *_HARMONY_OPENERS)
 _CLOSERS = ("</think>", "</thinking>", "<|end|>")
 # How a reply that is nothing but a JSON or pythonic call starts (maybe fenced), and a
 # fence still being opened; such a start is held back, at most this many characters.
-_CALL_START = re.compile(r"(?:```[A-Za-z]*\s*)?[\[{]")
+_CALL_START = re.compile(r"(?:```[A-Za-z]*+\s*+)?[\[{]")
 _FENCE_OPENING = re.compile(r"`{1,3}[A-Za-z]*\s*")
 _HOLD_LIMIT = 4000
 _TAG_STARTS = frozenset(tag[0] for tag in _OPENERS + _CLOSERS + MARKERS + _HARMONY_NOISE)
 _TAG_START = re.compile("[" + re.escape("".join(sorted(_TAG_STARTS))) + "]")
+_LEADING_SPACE = re.compile(r"\s++")
+# While the start of a reasoning model's reply is held, only these can end the hold
+# (`<|end|>` before any opening tag is harmony noise, dropped): see `_Held`.
+_HOLD_ENDS = ("</think>", "</thinking>", *_OPENERS)
+_OVERLAP = max(map(len, _HOLD_ENDS)) - 1  # a tag split over chunks is still found
 
 
 def _partial_tail(text: str, tags: tuple[str, ...]) -> int:
@@ -52,10 +58,46 @@ def _partial_tail(text: str, tags: tuple[str, ...]) -> int:
     return 0
 
 
+@functools.cache
+def _any_of(tags: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(tag) for tag in sorted(tags, key=len, reverse=True)))
+
+
 def _find_first(text: str, tags: tuple[str, ...], start: int = 0) -> tuple[int, str]:
-    hits = [(text.find(tag, start), tag) for tag in tags]
-    found = [(i, tag) for i, tag in hits if i >= 0]
-    return min(found) if found else (-1, "")
+    """The first of `tags` at or after `start`: a scan that stops there, so a text with
+    many tags is not searched to its end once per tag."""
+    found = _any_of(tags).search(text, start)
+    return (found.start(), found.group()) if found else (-1, "")
+
+
+class _Held:
+    """Chunks that arrive while nothing can be decided, kept without being scanned again.
+
+    Two cases: the reply so far is only whitespace (`blank`), or a reasoning model's
+    reply is held until a ``</think>`` shows whether it was reasoning. Each chunk is
+    looked at once, with the few characters before it (a tag split over chunks); only
+    a chunk that may decide something sends the whole text back through the filter,
+    which happens at most a few times per reply, so holding stays linear.
+    """
+
+    def __init__(self, tail: str, *, blank: bool, opened: bool) -> None:
+        self.chunks: list[str] = []
+        self._tail = tail[-_OVERLAP:]
+        self.blank = blank
+        self._opened = opened  # an opening tag came first: only the end decides now
+
+    def absorb(self, chunk: str) -> bool:
+        """Keep `chunk` if it cannot decide anything; False means run the filter."""
+        if self.blank:
+            if chunk.strip():
+                return False
+        elif not self._opened:
+            window = self._tail + chunk
+            if any(tag in window for tag in _HOLD_ENDS):
+                return False
+            self._tail = window[-_OVERLAP:]
+        self.chunks.append(chunk)
+        return True
 
 
 class ContentFilter:
@@ -75,6 +117,9 @@ class ContentFilter:
         self._reasoning: list[str] = []
         self._markup = False  # tool-call markup started: show nothing more
         self._skip_space = False  # drop whitespace right after a think block
+        self._lead: list[str] = []  # whitespace before anything was decided, given back later
+        self._line_start = True  # the answer so far ends a line (trailing blanks aside)
+        self._held: _Held | None = None
 
     @property
     def content(self) -> str:
@@ -89,11 +134,26 @@ class ContentFilter:
         self._hold_leading = False
 
     def feed(self, text: str) -> tuple[str, str]:
+        if self._held is not None:
+            if (self._held.blank or self._hold_leading) and self._held.absorb(text):
+                return "", ""
+            self._release()
         self._pending += text
         return self._run(final=False)
 
     def finish(self) -> tuple[str, str]:
-        return self._run(final=True)
+        self._release()
+        answer, thought = self._run(final=True)
+        if self._lead:  # a reply of whitespace only is an answer, as it came
+            shown: list[str] = []
+            self._emit("", shown)
+            answer += "".join(shown)
+        return answer, thought
+
+    def _release(self) -> None:
+        if self._held is not None:
+            self._pending += "".join(self._held.chunks)
+            self._held = None
 
     def _run(self, *, final: bool) -> tuple[str, str]:
         answer: list[str] = []
@@ -102,6 +162,9 @@ class ContentFilter:
             progressed = self._step(final, answer, thought)
             if not progressed:
                 break
+        blank = self._state == "leading" and not self._pending and self._lead
+        if not final and blank and not self._answer and self._held is None:
+            self._held = _Held("", blank=True, opened=False)
         return "".join(answer), "".join(thought)
 
     def _step(self, final: bool, answer: list[str], thought: list[str]) -> bool:
@@ -132,14 +195,21 @@ class ContentFilter:
             self._pending = ""
             return False
         if self._state == "leading":
+            if not self._answer and text[:1].isspace():  # kept aside once, not stripped again
+                cut = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
+                self._lead.append(text[:cut])
+                text = self._pending = text[cut:]
+                if not text:
+                    return False
             return self._leading(text, final, answer, thought)
         return self._answer_step(text, final, answer)
 
     def _leading(self, text: str, final: bool, answer: list[str], thought: list[str]) -> bool:
-        body = text.lstrip()
+        body = text  # leading whitespace is in self._lead
         if not self._answer:  # an opening tag counts only at the very start
             opener = next((t for t in _OPENERS if body.startswith(t)), "")
             if opener:
+                self._lead.clear()
                 self._pending = body[len(opener) :]
                 self._state = "think"
                 return True
@@ -153,14 +223,17 @@ class ContentFilter:
         if close_at >= 0 and (open_at < 0 or close_at < open_at):
             # Reasoning opened by the prompt template: everything so far was reasoning,
             # including anything already streamed (it can only leave the content now).
-            earlier = "".join(self._answer)
+            earlier = "".join(self._lead + self._answer)
             self._answer.clear()
+            self._lead.clear()
+            self._line_start = True
             self._think(earlier + text[:close_at], thought)
             self._pending = text[close_at + len(close) :]
             self._state = "answer"
             self._skip_space = True
             return True
         if self._hold_leading and not final:
+            self._held = _Held(text, blank=False, opened=open_at >= 0)  # until a tag comes
             return False
         # Not a think block after all: from here on it is answer text, but a lone
         # closing tag may still follow, so keep watching for one.
@@ -211,6 +284,7 @@ class ContentFilter:
         if not final and len(body) < _HOLD_LIMIT:
             return False
         if final and has_markup(body):
+            self._lead.clear()
             self._answer.append(body)
             self._markup = True
             self._pending = ""
@@ -238,15 +312,27 @@ class ContentFilter:
                 return -1, ""
             if tag in _HARMONY_OPENERS:
                 return at, tag  # special tokens, never quoted prose
-            before = "".join(self._answer) + text[:at]
-            if not before.rstrip(" \t") or before.rstrip(" \t").endswith("\n"):
+            if self._starts_line(text, at):
                 return at, tag
             start = at + 1
 
+    def _starts_line(self, text: str, at: int) -> bool:
+        """Whether only spaces and tabs stand between `text[at]` and the line's start (or
+        the start of the answer); looks back over those blanks only."""
+        before = at
+        while before > 0 and text[before - 1] in " \t":
+            before -= 1
+        return text[before - 1] == "\n" if before > 0 else self._line_start
+
     def _emit(self, text: str, answer: list[str]) -> None:
+        if self._lead:
+            text = "".join(self._lead) + text
+            self._lead.clear()
         if not text:
             return
         self._answer.append(text)
+        if text.strip(" \t"):
+            self._line_start = text.rstrip(" \t").endswith("\n")
         if not self._markup:
             answer.append(text)
 

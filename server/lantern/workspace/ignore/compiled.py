@@ -187,6 +187,12 @@ class CompiledRules:
         return found
 
     def _verdict(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:
+        best, include = self.last_match(parts, is_dir)
+        return include if best >= 0 else None
+
+    def last_match(self, parts: tuple[str, ...], is_dir: bool) -> tuple[int, bool]:
+        """The index of the last pattern that matches `parts` (in the form the patterns
+        were parsed in) and whether it ignores; (-1, False) when none does."""
         name = parts[-1]
         best, include = -1, False
         for index, inc, dir_only in self._literal_entries(parts):
@@ -197,7 +203,7 @@ class CompiledRules:
             best, include = _scan(self._base_globs, match_name, best, include)
         if self._by_folder or self._path_globs or self._floating:
             best, include = self._path_verdict(parts, is_dir, best, include)
-        return include if best >= 0 else None
+        return best, include
 
     def _literal_entries(self, parts: tuple[str, ...]) -> list[_Entry]:
         """The rules found by looking `parts` up: by name, suffix, prefix and whole path."""

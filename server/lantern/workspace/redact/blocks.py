@@ -165,6 +165,10 @@ def yaml_values(text: str) -> tuple[str, list[Span]]:
     looks like a secret (the same test as an assignment). A block scalar (`|`, `>`)
     is redacted whole when any of its lines does. A nested mapping or list below
     the key is left to the other rules.
+
+    Linear: the lines of a value (a block scalar, or a plain value that is not a
+    nested mapping) are text, not keys, so the scan resumes after them; below a
+    nested mapping only its first line is read before the scan goes on.
     """
     edits: list[Edit] = []
     spans: list[Span] = []
@@ -177,28 +181,40 @@ def yaml_values(text: str) -> tuple[str, list[Span]]:
         if key is None:
             continue
         pos = key.end()
-        base = len(key.group("indent").expandtabs(1))
-        lines: list[tuple[int, int]] = []  # (start, end) of each content line
-        at = key.end() + 1
-        while at <= len(text) and key.end() < len(text):
-            end = _line_end(text, at)
-            line = text[at:end].rstrip("\r")
-            if line.strip():
-                if _indent(line) <= base:
-                    break
-            elif key.group("style") is None:
-                break  # a plain value ends at a blank line
-            lines.append((at, at + len(line)))
-            at = end + 1
-        found = _yaml_secret(text, lines, key.group("name"), block=key.group("style") is not None)
+        block = key.group("style") is not None
+        lines = _value_lines(text, key.end(), len(key.group("indent").expandtabs(1)), block)
+        if lines and (block or not _STRUCTURE.match(text[lines[0][0] : lines[0][1]].strip())):
+            pos = lines[-1][1]  # the value's lines hold no keys
+        found = _yaml_secret(text, lines, key.group("name"), block=block)
         if not found:
             continue
         for start, end in found:
             body = start + _indent(text[start:end])
             edits.append((body, end, marker("assignment")))
         spans.append(("assignment", line_of(found[0][0]), line_of(found[-1][0])))
-        pos = found[-1][1]
+        pos = max(pos, found[-1][1])
     return apply_edits(text, edits), spans
+
+
+def _value_lines(text: str, key_end: int, base: int, block: bool) -> list[tuple[int, int]]:
+    """(start, end) of each line of the value below a key that ends at `key_end`: the
+    deeper-indented lines (a plain value also ends at a blank line); for a plain value,
+    only up to its first non-blank line when that line is YAML structure."""
+    lines: list[tuple[int, int]] = []
+    at = key_end + 1
+    while at <= len(text) and key_end < len(text):
+        end = _line_end(text, at)
+        line = text[at:end].rstrip("\r")
+        if line.strip():
+            if _indent(line) <= base:
+                break
+        elif not block:
+            break  # a plain value ends at a blank line
+        lines.append((at, at + len(line)))
+        if not block and len(lines) == 1 and _STRUCTURE.match(line.strip()):
+            break  # a nested mapping or list: its keys are read on their own
+        at = end + 1
+    return lines
 
 
 def _yaml_secret(
