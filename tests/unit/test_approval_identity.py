@@ -17,24 +17,9 @@ from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
 from tests.hang import HANG_S
+from tests.prompts import Recorder
 
 CANARY = "canary-7f3b1c-never-shown"
-
-
-class Recorder:
-    """A prompt that answers `answer` every time and records what it was asked."""
-
-    def __init__(self, answer: Decision) -> None:
-        self.answer = answer
-        self.requests: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        self.requests.append(request)
-        return self.answer
-
-    @property
-    def asked(self) -> int:
-        return len(self.requests)
 
 
 def gate(prompt: object, tmp: Path) -> Remembering:

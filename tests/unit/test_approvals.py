@@ -22,25 +22,7 @@ from lantern.tools.registry import run_tool
 from lantern.workspace.jail import Identity
 from lantern.workspace.roots import Workspace
 
-
-class Recorder:
-    """A prompt that answers from a script and records every request it was asked."""
-
-    def __init__(self, *answers: Decision, delay: float = 0.0) -> None:
-        self.answers = list(answers) or [Decision.ALLOW_ONCE]
-        self.delay = delay
-        self.requests: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        self.requests.append(request)
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        return self.answers[min(len(self.requests), len(self.answers)) - 1]
-
-    @property
-    def asked(self) -> int:
-        return len(self.requests)
-
+from tests.prompts import Recorder
 
 FILE_ID = Identity(1, 100)
 

@@ -10,12 +10,13 @@ import base64
 from pathlib import Path
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
+from lantern.approvals import Decision, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
 from lantern.workspace.redact.redactor import redact
 from lantern.workspace.roots import Workspace
 
+from tests.prompts import Recorder
 from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
 
 __all__ = ["ws"]
@@ -57,19 +58,7 @@ async def test_bidi_controls_in_names_are_escaped(ws: Path, bidi: str) -> None:
 # --- a listing grant never turns into a search grant ---------------------------------------
 
 
-class Script:
-    """A prompt that always gives one answer and records what it was asked."""
-
-    def __init__(self, answer: Decision) -> None:
-        self.answer = answer
-        self.requests: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        self.requests.append(request)
-        return self.answer
-
-
-def _ctx(ws: Path, prompt: Script, tmp_path: Path) -> ToolContext:
+def _ctx(ws: Path, prompt: Recorder, tmp_path: Path) -> ToolContext:
     gate = Remembering(prompt, grants=WorkspaceGrants(tmp_path / "grants.json"))
     return ToolContext(Workspace([ws]), gate)
 
@@ -81,7 +70,7 @@ async def test_a_listing_yes_at_the_root_never_covers_a_search_below_it(
     """Folders ask once per conversation per folder and tool: `.` for names is not `src`
     for contents, whether the search names a folder or a file."""
     write(ws, "src/app.py", f"{CANARY}\n")
-    prompt = Script(answer)
+    prompt = Recorder(answer)
     ctx = _ctx(ws, prompt, tmp_path)
     await run_tool("list_files", {"path": "."}, ctx)
     await run_tool("list_files", {"path": "src"}, ctx)
