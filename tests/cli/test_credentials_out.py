@@ -197,3 +197,40 @@ def test_an_unwritable_audit_log_stops_ask_before_anything_is_sent(
     assert "audit.jsonl" in lines[0]
     assert fake.requests == []  # the model was asked nothing
     assert json.dumps(done.stdout) == '""'
+
+
+def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    body = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return "data: " + json.dumps({**body, "choices": [choice]}) + "\n\n"
+
+
+def test_a_server_that_echoes_the_key_in_its_reply_shows_it_nowhere(
+    fake: FakeOpenAI, lantern: Lantern, env: dict[str, str], project: Project
+) -> None:
+    """The key streamed back as the answer and as reasoning, cut across chunks (so no one
+    chunk holds it whole), is hidden in the streamed answer, the result and the log."""
+    cut = 11
+    for _ in range(2):
+        fake.add_turns(
+            [
+                Turn(
+                    raw=[
+                        _chunk({"role": "assistant", "reasoning_content": f"I see {KEY[:cut]}"}),
+                        _chunk({"reasoning_content": f"{KEY[cut:]} in the header."}),
+                        _chunk({"content": f"Your key is {KEY[:cut]}"}),
+                        _chunk({"content": f"{KEY[cut:]}, as sent; app.py prints hello."}),
+                        _chunk({}, "stop"),
+                        "data: [DONE]\n\n",
+                    ]
+                )
+            ]
+        )
+    text = lantern.ask("What does app.py do?", "--api-key", KEY, as_json=False)
+    as_json = lantern.ask("What does app.py do?", "--api-key", KEY)
+    assert text.rc == as_json.rc == 0, text.stderr
+    assert "Your key is [REDACTED], as sent; app.py prints hello." in text.stdout
+    assert as_json.json["answer"] == "Your key is [REDACTED], as sent; app.py prints hello."
+    assert_nowhere(
+        forms(KEY), text.stdout, text.stderr, as_json.stdout, as_json.stderr, audit_text(env)
+    )

@@ -9,7 +9,7 @@ import logging
 from urllib.parse import quote
 
 from lantern.agent.failure import Fix, ModelError
-from lantern.agent.provider.secrets_out import HIDDEN, Secrets, guard_logging
+from lantern.agent.provider.secrets_out import HIDDEN, Secrets, StreamScrubber, guard_logging
 from lantern.escaping import public_url
 
 KEY = "sk-live/Canary+Key=0123456789"
@@ -93,3 +93,28 @@ def test_adversarial_text_is_scrubbed_in_one_pass() -> None:
     shown = secrets.scrub(text)
     assert KEY not in shown
     assert shown.endswith("…" * 1_000)
+
+
+def test_a_streamed_key_is_hidden_wherever_the_chunks_are_cut() -> None:
+    """A reply streamed in pieces: for every place one cut (or two) can fall, what reaches
+    the sink is the whole text scrubbed."""
+    key = "sk-stream-CANARY-3c9e1d7a"
+    secrets = Secrets.of(api_key=key, base_url=None)
+    text = f"first {key} then {key}{key} and sk-stream-not-it."
+    for one in range(len(text) + 1):
+        for two in (one, min(len(text), one + 5), min(len(text), one + 17)):
+            pieces: list[str] = []
+            scrubber = StreamScrubber(secrets, pieces.append)
+            for piece in (text[:one], text[one:two], text[two:]):
+                scrubber(piece)
+            scrubber.flush()
+            # The sink got the whole text scrubbed: no key, also none split over pieces.
+            assert "".join(pieces) == secrets.scrub(text)
+            assert key not in "".join(pieces)
+
+
+def test_without_credentials_streamed_text_passes_at_once() -> None:
+    pieces: list[str] = []
+    scrubber = StreamScrubber(Secrets.of(api_key=None, base_url=None), pieces.append)
+    scrubber("sk-")
+    assert pieces == ["sk-"]

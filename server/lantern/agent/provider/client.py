@@ -35,7 +35,7 @@ from lantern.agent.provider.http import (
     request_headers,
 )
 from lantern.agent.provider.outcomes import cut_short
-from lantern.agent.provider.secrets_out import Secrets
+from lantern.agent.provider.secrets_out import ScrubbingAssembler, Secrets
 from lantern.agent.provider.sse import EventStream, StreamedError
 from lantern.agent.provider.stream import ReplyAssembler, whole_reply_chunks
 from lantern.agent.reply import ChatTurn, ErrorKind, Fix, ModelError, Reply, ToolCall, Usage
@@ -285,8 +285,9 @@ class ModelClient:
         )
 
     def _assembler(self, request: ChatTurn) -> ReplyAssembler:
-        return ReplyAssembler(
-            request.on_text, request.on_reasoning, hold_leading=self._hold_leading
+        """An assembler that hides the endpoint's credentials in what the reply says."""
+        return ScrubbingAssembler(
+            self._secrets, request.on_text, request.on_reasoning, hold_leading=self._hold_leading
         )
 
     def _written_reply(self, request: ChatTurn, text: str) -> Reply:

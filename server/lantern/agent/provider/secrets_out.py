@@ -23,11 +23,13 @@ import base64
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 from lantern.agent.failure import Fix, ModelError
+from lantern.agent.provider.stream import ReplyAssembler
+from lantern.agent.reply import Reply
 from lantern.escaping import split_userinfo
 
 HIDDEN = "[REDACTED]"
@@ -133,6 +135,79 @@ class Secrets:
             choices=tuple(self.scrub(c) for c in fix.choices),
             note=self.scrub(fix.note),
         )
+
+
+class StreamScrubber:
+    """A sink for streamed text that passes it on with the credentials hidden, holding back
+    only a tail that could be the start of one (a key split across chunks); `flush` gives
+    the rest at the end of the reply. Without credentials it passes text straight on."""
+
+    def __init__(self, secrets: Secrets, sink: Callable[[str], None]) -> None:
+        self.secrets, self.sink, self._held = secrets, sink, ""
+
+    def __call__(self, text: str) -> None:
+        if not self.secrets.forms:
+            self.sink(text)
+            return
+        pending = self._held + text
+        cut = self._safe_end(pending)
+        self._held = pending[cut:]
+        if cut:
+            self.sink(self.secrets.scrub(pending[:cut]))
+
+    def flush(self) -> None:
+        if self._held:
+            self.sink(self.secrets.scrub(self._held))
+            self._held = ""
+
+    def _safe_end(self, text: str) -> int:
+        """Where the text that is safe to pass on ends: before any tail that is (the start
+        of) a credential, and before any credential that reaches into that tail."""
+        cut = len(text)
+        for form in self.secrets.forms:
+            for size in range(min(len(form), len(text)), 0, -1):
+                if text.endswith(form[:size]):
+                    cut = min(cut, len(text) - size)
+                    break
+        moved = True
+        while moved:  # a whole credential that crosses the cut is held whole
+            moved = False
+            for form in self.secrets.forms:
+                start = text.find(form, max(0, cut - len(form) + 1))
+                if 0 <= start < cut < start + len(form):
+                    cut, moved = start, True
+        return cut
+
+
+class ScrubbingAssembler(ReplyAssembler):
+    """A `ReplyAssembler` whose answer and reasoning reach their sinks with the endpoint's
+    credentials hidden as they stream, and whose finished reply (text, reasoning, call
+    arguments) has none: a server that echoes the key into its reply shows it to no one."""
+
+    def __init__(
+        self,
+        secrets: Secrets,
+        on_text: Callable[[str], None],
+        on_reasoning: Callable[[str], None] | None,
+        *,
+        hold_leading: bool,
+    ) -> None:
+        self._text = StreamScrubber(secrets, on_text)
+        self._reasoning = None if on_reasoning is None else StreamScrubber(secrets, on_reasoning)
+        super().__init__(self._text, self._reasoning, hold_leading=hold_leading)
+        self._secrets = secrets
+
+    def finish(self) -> Reply:
+        reply = super().finish()
+        self._text.flush()
+        if self._reasoning is not None:
+            self._reasoning.flush()
+        if self._secrets.forms:
+            reply.content = self._secrets.scrub(reply.content)
+            reply.reasoning = self._secrets.scrub(reply.reasoning)
+            for call in reply.tool_calls:
+                call.arguments = self._secrets.scrub(call.arguments)
+        return reply
 
 
 def scrub_forms(text: str, forms: tuple[str, ...]) -> str:
