@@ -51,10 +51,8 @@ import {
   clickNotificationButton,
   closeBrowser,
   getFreePort,
-  installVsix,
   launchBrowser,
   log,
-  makeTempDir,
   openWorkbench,
   removeDir,
   runCommand,
@@ -69,9 +67,7 @@ import {
   APPROVAL,
   CANARY,
   EXT_DIR,
-  PYTHON,
   askFromPalette,
-  buildVsix,
   clearNotifications,
   groupProcesses,
   lanternOutput,
@@ -89,6 +85,7 @@ import {
   waitAnswer,
   waitProgressClosed,
   waitToolStatus,
+  prepareProfile,
 } from './helpers.mjs';
 
 const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
@@ -430,31 +427,14 @@ async function main() {
   let fake;
   let hostile;
   try {
-    if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: create the venv (the fake model runs in it)`);
-    const vsix = await timed('build and package the extension', async () => buildVsix());
-    root = await makeTempDir('lantern-e2e-');
-    const ownRoot = root;
-    process.on('exit', () => {
-      // Interrupted (SIGINT/SIGTERM → process.exit): the finally below does not run.
-      if (process.env.LANTERN_E2E_KEEP !== '1') {
-        try {
-          fs.rmSync(ownRoot, { recursive: true, force: true });
-        } catch {
-          /* best effort */
-        }
-      }
-    });
-    const workspace = path.join(root, 'workspace');
-    const userDataDir = path.join(root, 'user-data');
-    const extensionsDir = path.join(root, 'extensions');
+    const dirs = await prepareProfile('lantern-e2e-');
+    root = dirs.root;
+    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
     const home = path.join(root, 'home');
-    const fakeDir = path.join(root, 'fake');
     const dataHome = path.join(home, '.local', 'share');
-    for (const d of [userDataDir, extensionsDir, fakeDir, dataHome, path.join(home, '.local', 'state'), path.join(home, '.config')]) {
+    for (const d of [dataHome, path.join(home, '.local', 'state'), path.join(home, '.config')]) {
       await fsp.mkdir(d, { recursive: true });
     }
-    await makeWorkspace(workspace);
-    await timed('install the .vsix', async () => installVsix(vsix, { extensionsDir, userDataDir }));
 
     const fakePort = await getFreePort();
     const otherPort = await getFreePort();

@@ -52,10 +52,8 @@ import path from 'node:path';
 import {
   closeBrowser,
   getFreePort,
-  installVsix,
   launchBrowser,
   log,
-  makeTempDir,
   openWorkbench,
   removeDir,
   screenshot,
@@ -66,14 +64,11 @@ import {
 import {
   APPROVAL,
   CANARY,
-  PYTHON,
-  buildVsix,
   clearNotifications,
   groupPids,
   isolatedEnv,
   lanternOutput,
   lastTurn,
-  makeWorkspace,
   panel,
   readApp,
   sleep,
@@ -82,6 +77,7 @@ import {
   textOf,
   until,
   waitToolStatus,
+  prepareProfile,
 } from './helpers.mjs';
 import {
   ANSWER_MS,
@@ -557,26 +553,9 @@ async function main() {
   let page;
   let fake;
   try {
-    if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: create the venv (the fake model runs in it)`);
-    const vsix = await timed('build and package the extension', async () => buildVsix());
-    root = await makeTempDir('lantern-e2e-first-hour-');
-    const ownRoot = root;
-    process.on('exit', () => {
-      if (process.env.LANTERN_E2E_KEEP !== '1') {
-        try {
-          fs.rmSync(ownRoot, { recursive: true, force: true });
-        } catch {
-          /* best effort */
-        }
-      }
-    });
-    const workspace = path.join(root, 'workspace');
-    const userDataDir = path.join(root, 'user-data');
-    const extensionsDir = path.join(root, 'extensions');
-    const fakeDir = path.join(root, 'fake');
-    for (const d of [userDataDir, extensionsDir, fakeDir]) await fsp.mkdir(d, { recursive: true });
-    await makeWorkspace(workspace);
-    await timed('install the .vsix', async () => installVsix(vsix, { extensionsDir, userDataDir }));
+    const dirs = await prepareProfile('lantern-e2e-first-hour-');
+    root = dirs.root;
+    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
 
     const fakePort = await getFreePort();
     // No model anywhere: the fake plays a local Ollama (OLLAMA_HOST), nothing else is set.

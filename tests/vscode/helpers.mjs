@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { REPO_ROOT, runCommand } from './harness.mjs';
+import { REPO_ROOT, installVsix, makeTempDir, runCommand, timed } from './harness.mjs';
 
 export const EXT_DIR = path.join(REPO_ROOT, 'vscode-extension');
 export const PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
@@ -395,4 +395,37 @@ export async function lanternOutput(page) {
   } finally {
     await runCommand(page, 'View: Hide Panel', { timeoutMs: 3000 }).catch(() => {});
   }
+}
+
+/**
+ * What both end-to-end runs start from: the extension built into a .vsix and installed
+ * in a fresh code-server profile under a new temporary folder (removed when the process
+ * exits, also on SIGINT, unless LANTERN_E2E_KEEP=1), next to the sample workspace.
+ * Returns the folders: root, workspace, userDataDir, extensionsDir, fakeDir.
+ */
+export async function prepareProfile(prefix) {
+  if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: create the venv (the fake model runs in it)`);
+  const vsix = await timed('build and package the extension', async () => buildVsix());
+  const root = await makeTempDir(prefix);
+  process.on('exit', () => {
+    // Interrupted (SIGINT/SIGTERM → process.exit): a caller's finally does not run.
+    if (process.env.LANTERN_E2E_KEEP !== '1') {
+      try {
+        fs.rmSync(root, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
+    }
+  });
+  const dirs = {
+    root,
+    workspace: path.join(root, 'workspace'),
+    userDataDir: path.join(root, 'user-data'),
+    extensionsDir: path.join(root, 'extensions'),
+    fakeDir: path.join(root, 'fake'),
+  };
+  for (const d of [dirs.userDataDir, dirs.extensionsDir, dirs.fakeDir]) await fsp.mkdir(d, { recursive: true });
+  await makeWorkspace(dirs.workspace);
+  await timed('install the .vsix', async () => installVsix(vsix, { extensionsDir: dirs.extensionsDir, userDataDir: dirs.userDataDir }));
+  return dirs;
 }
