@@ -41,7 +41,6 @@
 //
 // Screenshots go to tests/artifacts/e2e-*.png (and e2e-<n>-failure.png).
 // The last line of output is "<passed> passed, <failed> failed".
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -85,6 +84,7 @@ import {
   waitAnswer,
   waitProgressClosed,
   waitToolStatus,
+  isolatedEnv,
   prepareProfile,
 } from './helpers.mjs';
 
@@ -430,11 +430,6 @@ async function main() {
     const dirs = await prepareProfile('lantern-e2e-');
     root = dirs.root;
     const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
-    const home = path.join(root, 'home');
-    const dataHome = path.join(home, '.local', 'share');
-    for (const d of [dataHome, path.join(home, '.local', 'state'), path.join(home, '.config')]) {
-      await fsp.mkdir(d, { recursive: true });
-    }
 
     const fakePort = await getFreePort();
     const otherPort = await getFreePort();
@@ -442,28 +437,11 @@ async function main() {
     hostile = { marker: path.join(root, 'hostile-command-ran'), other: undefined };
     await makeHostileWorkspace(hostileWorkspace, { marker: hostile.marker, otherPort });
     // No Lantern for code-server other than the one in the .vsix: not on PATH, not importable.
-    const PATH = pathWithoutLantern(process.env.PATH);
-    const env = {
-      PATH,
-      VIRTUAL_ENV: '',
-      PYTHONPATH: '',
-      PYTHONUSERBASE: path.join(home, '.local'),
-      HOME: home,
-      XDG_DATA_HOME: dataHome,
-      XDG_STATE_HOME: path.join(home, '.local', 'state'),
-      XDG_CONFIG_HOME: path.join(home, '.config'),
-      XDG_CACHE_HOME: path.join(home, '.cache'),
+    const { env, dataHome } = await isolatedEnv(path.join(root, 'home'), {
       LANTERN_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
       LANTERN_MODEL: 'fake-model',
-      LANTERN_API_KEY: '',
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
       OLLAMA_HOST: '127.0.0.1:9',
-    };
-    for (const probe of [['sh', ['-c', 'command -v lantern']], ['python3', ['-c', 'import lantern']]]) {
-      const r = spawnSync(probe[0], probe[1], { env: { ...process.env, ...env }, encoding: 'utf8' });
-      if (r.status === 0) throw new Error(`Lantern is reachable without the .vsix (${probe[0]} ${probe[1].join(' ')}): ${r.stdout}`);
-    }
+    });
     log('checked: no lantern on PATH and none importable by python3 for code-server');
     server = await timed('start code-server', () =>
       startCodeServer({
