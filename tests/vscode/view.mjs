@@ -21,13 +21,23 @@ export async function command(page, title, opts) {
   await runCommand(page, title, opts);
 }
 
-/** Open the Lantern view from its activity bar icon (unless it is open) and wait for its question box. */
+/**
+ * Open the Lantern view from its activity bar icon (unless it is open) and wait for its
+ * question box. The icon toggles: right after a reload the workbench may restore the view
+ * between our look and our click, and the click then closes it, so look again and click
+ * again until the box shows.
+ */
 export async function openLanternView(page, { timeoutMs = 60_000 } = {}) {
   const icon = page.locator('.part.activitybar .action-item .action-label[aria-label^="Lantern"]').first();
+  const checked = page.locator('.part.activitybar .action-item.checked .action-label[aria-label^="Lantern"]');
+  const box = panel(page).locator('#follow-up-text');
   await icon.waitFor({ state: 'visible', timeout: timeoutMs });
-  const open = await page.locator('.part.activitybar .action-item.checked .action-label[aria-label^="Lantern"]').count();
-  if (!open) await icon.click();
-  await panel(page).locator('#follow-up-text').waitFor({ state: 'visible', timeout: timeoutMs });
+  await until('the Lantern view to show its question box', async () => {
+    if (await box.isVisible().catch(() => false)) return true;
+    if ((await checked.count()) === 0) await icon.click();
+    await box.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
+    return box.isVisible();
+  }, { timeoutMs });
 }
 
 /** Type a question in the view's box, send it with Enter, and wait until it shows as the newest turn. */
