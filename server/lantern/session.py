@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lantern.approvals import Prompt, Remembering
@@ -23,11 +22,11 @@ from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_
 
 if TYPE_CHECKING:
     from lantern.agent.conversation import Conversations, HistoryTurn
+    from lantern.agent.editor_context import EditorContext
     from lantern.agent.loop import AskResult, EventSink
     from lantern.agent.provider.client import ModelClient
     from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.grants import Grant
-    from lantern.tools.base import SeenSpan
 
 
 class NoWorkspace(Exception):
@@ -37,15 +36,6 @@ class NoWorkspace(Exception):
     """
 
     code = "no_workspace"
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The editor's file and selection, sent by the user with the question."""
-
-    path: str  # absolute, from the client's URI; must lie inside a workspace folder
-    start_line: int  # 1-based
-    end_line: int
 
 
 def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
@@ -203,36 +193,18 @@ class Session:
             self._models[key] = model_client(endpoint, self.settings)
         return self._models[key]
 
-    @staticmethod
-    async def _context(workspace: Workspace, selection: Selection) -> tuple[str, list[SeenSpan]]:
-        """The selection as text for the model: jailed and redacted, but not prompted for."""
-        from lantern.errors import ToolError
-        from lantern.tools.read_file import read_selection
-
-        try:
-            target = workspace.target_for_abspath(selection.path)
-            result = await read_selection(
-                workspace, target, selection.start_line, selection.end_line
-            )
-        except ToolError as exc:
-            return f"[The user tried to share a selection, but it was refused: {exc.message}]", []
-        intro = (
-            "The user selected this code in the editor and sent it with the question "
-            "(their own choice; shown without a tool call):\n"
-        )
-        return intro + result.content, result.seen
-
     async def ask(
         self,
         question: str,
         *,
         conversation_id: str | None,
-        selection: Selection | None,
+        editor: EditorContext | None = None,
         on_event: EventSink,
         on_conversation: Callable[[str], None] | None = None,
         history: Sequence[HistoryTurn] = (),
     ) -> AskResult:
-        """Answer `question` in a conversation; `history` seeds it when it has no messages."""
+        """Answer `question` in a conversation; `history` seeds it when it has no messages,
+        `editor` is what the user's editor showed (`agent/editor_context.py`)."""
         from lantern.compose import agent
 
         workspace = self.workspace
@@ -244,9 +216,5 @@ class Session:
             on_conversation(conv.id)
         lock = self._locks.setdefault(conv.id, asyncio.Lock())
         async with lock:  # one question at a time per conversation
-            context = None
-            if selection is not None:
-                context, seen = await self._context(workspace, selection)
-                conv.seen.add_all(seen)
             one = agent(model, workspace, self.approvals, self.settings)
-            return await one.ask(question, conv, on_event, context=context)
+            return await one.ask(question, conv, on_event, editor=editor)

@@ -414,6 +414,9 @@ def test_end_of_input_exits_0_only_after_shutdown(
     assert fresh_server.proc.wait(timeout=TIMEOUT) == code
 
 
+_WHOLE_LINE = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}
+
+
 @pytest.mark.parametrize(
     ("method", "params", "message"),
     [
@@ -428,6 +431,37 @@ def test_end_of_input_exits_0_only_after_shutdown(
         ),
         ("lantern/ask", {"question": "q", "workDoneToken": True}, "workDoneToken must be"),
         ("lantern/ask", {"question": "q", "context": {"range": None}}, "context.uri is required"),
+        (
+            "lantern/ask",
+            {"question": "q", "context": {"uri": "untitled:Untitled-1"}},
+            "context.uri must be a file URI",
+        ),
+        (
+            "lantern/ask",
+            {"question": "q", "context": {"uri": "file:///a.py", "visibleRange": "1-40"}},
+            "context.visibleRange",
+        ),
+        (
+            "lantern/ask",
+            {"question": "q", "context": {"uri": "file:///a.py", "diagnostics": {"n": 1}}},
+            "context.diagnostics must be a list",
+        ),
+        (
+            "lantern/ask",
+            {
+                "question": "q",
+                "context": {
+                    "uri": "file:///a.py",
+                    "diagnostics": [{"range": _WHOLE_LINE, "message": "m", "severity": 0}],
+                },
+            },
+            "context.diagnostics[0].severity must be 1, 2, 3 or 4",
+        ),
+        (
+            "lantern/ask",
+            {"question": "q", "context": {"uri": "file:///a", "diagnostics": [{"message": "m"}]}},
+            "context.diagnostics[0].range is required",
+        ),
         ("lantern/resetConversation", {"conversationId": ["x"]}, "conversationId must be"),
         ("lantern/revokeGrant", {"id": 5}, "id must be a string"),
         ("lantern/revokeGrant", {}, "id is required"),

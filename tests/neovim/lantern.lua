@@ -3,6 +3,8 @@
 --
 --   :LanternAsk where is the config loaded?      ask about the workspace
 --   :'<,'>LanternAsk what does this do?          send the selected lines with it
+-- Each question carries the file, the lines on screen, the selection and the
+-- file's problems (vim.diagnostic.get) as its `context`.
 --
 -- The answer opens in a scratch buffer; its verified references go to the quickfix
 -- list. Read prompts come up through vim.ui.select (Allow / Deny / …).
@@ -43,19 +45,45 @@ local function show(client, result)
   vim.fn.setqflist({}, ' ', { title = 'Lantern references', items = items })
 end
 
+-- What the editor shows goes with the question (docs/protocol.md, `context`): the file,
+-- the lines on screen, the selection (with a range) and the file's problems. Lantern
+-- reads the selected lines itself, asking like any read; the rest is metadata.
+local function editor_context(opts)
+  local name = vim.api.nvim_buf_get_name(0)
+  if name == '' or vim.bo.buftype ~= '' then
+    return nil -- no file on disk: nothing to attach
+  end
+  local function lines(first, last) -- 1-based, inclusive
+    return { start = { line = first - 1, character = 0 }, ['end'] = { line = last, character = 0 } }
+  end
+  local problems = {}
+  for _, d in ipairs(vim.diagnostic.get(0)) do
+    if #problems == 50 then
+      break
+    end
+    local last = d.end_lnum or d.lnum
+    table.insert(problems, {
+      range = { start = { line = d.lnum, character = d.col }, ['end'] = { line = last, character = d.end_col or d.col } },
+      message = d.message,
+      severity = d.severity,
+      source = d.source,
+    })
+  end
+  return {
+    uri = vim.uri_from_fname(name),
+    visibleRange = lines(vim.fn.line('w0'), vim.fn.line('w$')),
+    range = opts.range > 0 and lines(opts.line1, opts.line2) or nil,
+    diagnostics = #problems > 0 and problems or nil, -- an empty table would be a JSON object
+  }
+end
+
 vim.api.nvim_create_user_command('LanternAsk', function(opts)
   local client = vim.lsp.get_clients({ name = 'lantern', bufnr = 0 })[1]
   if not client then
     vim.notify('Lantern is not running for this buffer', vim.log.levels.WARN)
     return
   end
-  local params = { question = opts.args }
-  if opts.range > 0 then
-    params.context = {
-      uri = vim.uri_from_bufnr(0),
-      range = { start = { line = opts.line1 - 1, character = 0 }, ['end'] = { line = opts.line2, character = 0 } },
-    }
-  end
+  local params = { question = opts.args, context = editor_context(opts) }
   client:request('lantern/ask', params, function(err, result)
     if err then
       vim.notify('Lantern: ' .. err.message, vim.log.levels.ERROR) -- e.g. cancelled

@@ -11,6 +11,18 @@ vim.notify = function(message, level)
   table.insert(out.notifications, { message = message, level = level })
 end
 
+-- The read of the selection asks like any read: allow it, and say what was asked.
+out.prompts = {}
+vim.ui.select = function(items, opts, on_choice)
+  table.insert(out.prompts, opts.prompt)
+  for _, item in ipairs(items) do
+    if item.title == 'Allow' then
+      return on_choice(item)
+    end
+  end
+  on_choice(nil)
+end
+
 local function run()
   vim.cmd('filetype on')
   dofile(env.LANTERN_TEST_CONFIG)
@@ -22,6 +34,8 @@ local function run()
     return client ~= nil and client.initialized
   end)
   out.root_dir = client.root_dir
+  local ns = vim.api.nvim_create_namespace('readme_test')
+  vim.diagnostic.set(ns, 0, { { lnum = 1, col = 4, message = 'greeting is unused', severity = 2, source = 'lint' } })
   vim.cmd('1,2LanternAsk what does this do?')
   wait('the quickfix list', function()
     return vim.fn.getqflist({ title = 0 }).title == 'Lantern references'

@@ -169,7 +169,12 @@ def test_the_readme_configuration_works(
     assert item["file"] == str(root / "src" / "text.py")
     assert (item["lnum"], item["col"], item["end_col"]) == (2, 1, len(GREETING.encode()) + 1)
     assert item["text"] == GREETING
-    # The two selected lines went with the question, without a prompt.
+    # The two selected lines went with the question, read after one prompt; the file's
+    # name, visible lines and problem went as metadata.
+    [prompt] = seen["prompts"]
+    assert "src/text.py (lines 1–2" in prompt
     sent = json.dumps(fake.chat_requests()[0], ensure_ascii=False)
     assert "def greet():" in sent and "naïve café" in sent
+    assert "Active file: src/text.py" in sent and "Selected lines: 1-2" in sent
+    assert "- warning src/text.py:2 [lint] greeting is unused" in sent
     assert not [n for n in seen["notifications"] if n["level"] and n["level"] >= 3]

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+from lantern.agent.editor_context import EditorContext, Lines, prepare
 from lantern.approvals import ApprovalRequest, Decision
 from lantern.config import Settings
-from lantern.session import Selection, Session
+from lantern.errors import ToolError
+from lantern.session import Session
 from lantern.trust import narrow
 
 HOSTILE = {
@@ -113,7 +116,10 @@ def test_a_folder_cannot_undo_a_deny_glob_with_a_negation(tmp_path: Path) -> Non
     )
     assert s.settings.approval.deny == ("secrets/**", "extra/**")
     assert s.workspace is not None
-    selection = Selection(str(tmp_path / "secrets" / "token.txt"), 1, 1)
-    shown, _ = asyncio.run(Session._context(s.workspace, selection))
-    assert "CANARY" not in shown
-    assert "approval.deny" in shown
+    token = str(tmp_path / "secrets" / "token.txt")
+    with pytest.raises(ToolError, match=r"approval\.deny"):
+        s.workspace.check_policy(s.workspace.target_for_abspath(token), is_dir=False)
+    # The editor's selection in it is not read either.
+    prepared = asyncio.run(prepare(s.workspace, EditorContext(token, selection=Lines(1, 1))))
+    assert prepared is not None and prepared.read is None
+    assert "CANARY" not in prepared.metadata and "may not read" in prepared.metadata

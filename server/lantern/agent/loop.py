@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
@@ -28,7 +29,7 @@ from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, proto
 from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.provider.stream import ReplyTooLarge
 from lantern.agent.references import check_references
-from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply
+from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, ToolCall
 from lantern.agent.result import AskResult, detail_json, usage_json
 from lantern.agent.steps import (
     Answered,
@@ -119,17 +120,22 @@ class Agent:
         conv: Conversation,
         on_event: EventSink | None = None,
         *,
-        context: str | None = None,
+        editor: editor_context.EditorContext | None = None,
     ) -> AskResult:
-        """Answer `question` in `conv`; never raises for model, tool or limit trouble."""
+        """Answer `question` in `conv`; never raises for model, tool or limit trouble.
+
+        `editor` (the editor's state when the user asked) puts a metadata block before
+        the question, and the selected lines as Lantern's own `read_file` call."""
         run = RunState(conv, on_event or (lambda _event: None))
-        content = f"{context}\n\n{question}" if context else question
-        conv.messages.append({"role": "user", "content": content})
+        message = {"role": "user", "content": question}
+        conv.messages.append(message)  # the question alone, if the read is cancelled
         stop: StopReason = "done"
         error: ModelError | None = None
         answer = ""
         try:
             async with asyncio.timeout(self.limits.question_timeout):
+                if editor is not None:
+                    message["content"] = await self._with_editor(run, editor, question)
                 answer, stop = await self._loop(run)
         except TimeoutError:
             stop = "timeout"
@@ -143,6 +149,23 @@ class Agent:
         if stop in ("timeout", "cancelled", "error"):
             answer = "".join(run.texts + run.streaming).strip()
         return await self._close(run, answer, stop, error)
+
+    async def _with_editor(
+        self, run: RunState, editor: editor_context.EditorContext, question: str
+    ) -> str:
+        """The question after the editor's metadata and, when lines are selected, the
+        result of reading them: one `read_file` call, run exactly as the model's are."""
+        prepared = await editor_context.prepare(self.workspace, editor)
+        if prepared is None:
+            return question
+        if prepared.read is None:
+            return f"{prepared.metadata}\n\n{question}"
+        call_id = f"editor_selection_{len(run.conv.messages)}"
+        call = ToolCall(call_id, "read_file", editor_context.read_arguments(prepared.read))
+        [ran] = await self._runner.run(run, [call])
+        done = ran.result
+        shown = editor_context.with_selection(prepared, call_id, done.content, not done.is_error)
+        return f"{shown}\n\n{question}"
 
     async def _close(
         self, run: RunState, answer: str, stop: StopReason, error: ModelError | None

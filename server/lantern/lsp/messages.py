@@ -64,9 +64,24 @@ class HistoryTurn:
 
 
 @attrs.define
+class EditorDiagnostic:
+    """One of the active file's problems, as LSP's `Diagnostic` (other fields ignored)."""
+
+    range: types.Range
+    message: str
+    severity: int | None = attrs.field(default=None, metadata={"severity": True})
+    source: str | None = None
+
+
+@attrs.define
 class AskContext:
+    """The editor's state: the active file, the selection (`range`), the visible lines,
+    the file's problems."""
+
     uri: str
     range: types.Range | None = None
+    visible_range: types.Range | None = None
+    diagnostics: list[EditorDiagnostic] | None = None
 
 
 @attrs.define
@@ -223,6 +238,7 @@ RESULT_TYPES: dict[str, type] = {APPROVE: _response("ApproveResponse", ApproveRe
 _OWN_TYPES = {
     NoParams,
     HistoryTurn,
+    EditorDiagnostic,
     AskContext,
     AskParams,
     ResetParams,
@@ -261,6 +277,12 @@ def _token(value: Any, _: Any) -> str | int | None:
     raise ParamError("a string or an integer")
 
 
+def _severity(value: Any, _: Any) -> int | None:
+    if value is None or (type(value) is int and 1 <= value <= 4):
+        return value
+    raise ParamError("1, 2, 3 or 4 (error, warning, information, hint)")
+
+
 def _object(value: Any, _: Any) -> JSON:
     if not isinstance(value, dict):
         raise ParamError("an object")
@@ -285,6 +307,8 @@ def _strict_hook(converter: cattrs.Converter, field: attrs.Attribute[Any]) -> An
     kind = field.type
     if field.metadata.get("non_empty"):
         return _non_empty_text
+    if field.metadata.get("severity"):
+        return _severity
     simple: dict[Any, Callable[[Any, Any], Any]] = {
         str: _text,
         str | None: _optional_text,
@@ -293,7 +317,8 @@ def _strict_hook(converter: cattrs.Converter, field: attrs.Attribute[Any]) -> An
     }
     if kind in simple:
         return simple[kind]
-    for listed, item in ((list[HistoryTurn], HistoryTurn), (list[JSON], JSON)):
+    lists = ((list[HistoryTurn], HistoryTurn), (list[EditorDiagnostic], EditorDiagnostic))
+    for listed, item in (*lists, (list[JSON], JSON)):
         if kind == listed:
             return _list_of(converter, item)
         if kind == listed | None:

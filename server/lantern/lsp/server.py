@@ -214,7 +214,7 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
     refusal = unsupported()
     if refusal is not None:  # native Windows: every tool would be refused, so ask no model
         return translate.error_result(conversation_id, UNSUPPORTED_PLATFORM, refusal)
-    selection = translate.selection(params.context)
+    editor = translate.editor_context(params.context)
     request_id = ls.protocol.msg_id
     token = await _progress_token(ls, params.work_done_token)
     current = {"id": conversation_id}
@@ -245,7 +245,7 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
         result = await ls.session.ask(
             question,
             conversation_id=conversation_id,
-            selection=selection,
+            editor=editor,
             on_event=on_event,
             on_conversation=on_conversation,
             history=translate.history(params.history),

@@ -13,8 +13,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from lantern.agent.editor_context import SEVERITIES, Diagnostic, EditorContext, Lines
 from lantern.lsp import messages
-from lantern.session import Selection
 
 if TYPE_CHECKING:
     from lantern.agent.conversation import HistoryTurn
@@ -29,23 +29,39 @@ def folders(params: types.InitializeParams) -> list[str]:
     return [params.root_path] if params.root_path else []
 
 
-def selection(context: messages.AskContext | None) -> Selection | None:
-    """`lantern/ask`'s `context: {uri, range?}` as 1-based inclusive lines of a file."""
+def _lines(rng: types.Range) -> Lines:
+    """An LSP range as 1-based inclusive lines; a range that ends at `character: 0` of a
+    later line does not include that line. (lsprotocol refuses negative numbers.)"""
+    start, end = sorted((rng.start, rng.end), key=lambda p: (p.line, p.character))
+    last = end.line - 1 if end.line > start.line and end.character == 0 else end.line
+    return Lines(start.line + 1, last + 1)
+
+
+def _selection(rng: types.Range | None) -> Lines | None:
+    """An empty selection (a cursor) is no selection."""
+    if rng is None or rng.start == rng.end:
+        return None
+    return _lines(rng)
+
+
+def _diagnostic(d: messages.EditorDiagnostic) -> Diagnostic:
+    severity = SEVERITIES[d.severity - 1] if d.severity is not None else None
+    return Diagnostic(_lines(d.range), d.message, severity, d.source)
+
+
+def editor_context(context: messages.AskContext | None) -> EditorContext | None:
+    """`lantern/ask`'s `context` as the agent's `EditorContext` (docs/protocol.md)."""
     if context is None:
         return None
-    path = to_fs_path(context.uri)
+    path = to_fs_path(context.uri) if context.uri.startswith("file:") else None
     if not path:
         raise JsonRpcInvalidParams("context.uri must be a file URI")
-    rng = context.range
-    if rng is None:
-        # Imported here: it pulls in the redaction modules, which `initialize` does not need.
-        from lantern.workspace.text import MAX_LINES
-
-        return Selection(path, 1, MAX_LINES)  # no range: the file from its start
-    start, end = rng.start.line, rng.end.line
-    if end > start and rng.end.character == 0:
-        end -= 1  # a selection that ends at the start of a line does not include it
-    return Selection(path, start + 1, max(start, end) + 1)
+    return EditorContext(
+        path,
+        selection=_selection(context.range),
+        visible=_lines(context.visible_range) if context.visible_range else None,
+        diagnostics=tuple(_diagnostic(d) for d in context.diagnostics or ()),
+    )
 
 
 def history(turns: list[messages.HistoryTurn] | None) -> list[HistoryTurn]:
