@@ -1,7 +1,7 @@
 // The header's model chip, and the empty view: a "connect a model" card while no model is
 // set, else a short hint. Plain words and buttons; no command lines.
 
-import type { SetupState } from "../src/protocol";
+import type { ContextChip, SetupState } from "../src/protocol";
 import { button, element } from "./dom";
 import { send } from "./host";
 import type { Shell } from "./shell";
@@ -14,6 +14,27 @@ export function renderModelChip(shell: Shell, model: string | null): void {
   const label = model ? `Model: ${model}. Pick another model` : "No model. Pick a model";
   chip.setAttribute("aria-label", label);
   chip.title = label;
+}
+
+let shownContext = "";
+
+/** Above the question box: what the next question carries from the editor, with a × to
+ * leave it out of that question. */
+export function renderContextChip(shell: Shell, chip: ContextChip | null): void {
+  const key = JSON.stringify(chip);
+  if (key === shownContext) return; // drawn again only when it changes: the × keeps the focus
+  shownContext = key;
+  const row = shell.contextRow;
+  row.hidden = !chip;
+  if (!chip) {
+    row.replaceChildren();
+    return;
+  }
+  const label = element("span", "chip attachment context-chip", chip.label);
+  label.title = `Sent with the next question: ${chip.title}`;
+  label.setAttribute("aria-label", label.title);
+  const drop = button("context-drop", "×", () => send({ type: "dropContext" }), "Leave the editor context out of the next question");
+  row.replaceChildren(label, drop);
 }
 
 function setupCard(setup: SetupState): HTMLElement[] {

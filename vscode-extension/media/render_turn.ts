@@ -24,8 +24,8 @@ function header(turn: TurnRecord): HTMLElement {
   const a = turn.attachment;
   if (a) {
     const lines = a.startLine === a.endLine ? `${a.startLine}` : `${a.startLine}-${a.endLine}`;
-    const chip = element("span", "chip attachment", `${a.path}:${lines}`);
-    chip.title = `Asked about ${a.path}, ${a.startLine === a.endLine ? `line ${a.startLine}` : `lines ${a.startLine}–${a.endLine}`}`;
+    const chip = element("span", "chip attachment", a.label ?? `${a.path}:${lines}`);
+    chip.title = a.label ? `Sent with the question: ${a.path} (${a.label})` : `Asked about ${a.path}, ${a.startLine === a.endLine ? `line ${a.startLine}` : `lines ${a.startLine}–${a.endLine}`}`;
     head.append(chip);
   }
   if (turn.state === "queued") {

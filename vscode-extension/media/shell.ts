@@ -13,6 +13,7 @@ export interface Shell {
   turns: HTMLElement;
   announcer: HTMLElement;
   form: HTMLFormElement;
+  contextRow: HTMLElement; // the chip of what the next question carries from the editor
   input: HTMLTextAreaElement;
 }
 
@@ -85,6 +86,12 @@ export function shell(): Shell {
     form.prepend(t);
     return t;
   });
+  const contextRow = byId("context-row", () => {
+    const d = element("div", "context-row");
+    d.hidden = true;
+    form.prepend(d);
+    return d;
+  });
   const announcer = byId("announcer", () => {
     const d = element("div", "visually-hidden");
     body.append(d);
@@ -92,5 +99,5 @@ export function shell(): Shell {
   });
   announcer.setAttribute("aria-live", "polite");
   announcer.setAttribute("aria-atomic", "true");
-  return { header, modelChip, stop, scroller, setup, empty, turns, announcer, form, input };
+  return { header, modelChip, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
 }

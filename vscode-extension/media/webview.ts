@@ -8,7 +8,7 @@ import { announce } from "./announcer";
 import { focusNewApproval } from "./approval";
 import { savedDraft, saveDraft, send } from "./host";
 import { renderTurn } from "./render_turn";
-import { renderEmptyState, renderModelChip } from "./render_setup";
+import { renderContextChip, renderEmptyState, renderModelChip } from "./render_setup";
 import { Follower } from "./scroll";
 import { shell } from "./shell";
 
@@ -40,6 +40,7 @@ function drawTurns(change: PanelChange): void {
 
 function drawChrome(): void {
   renderModelChip(ui, model.model);
+  renderContextChip(ui, model.context);
   renderEmptyState(ui, model.setup, model.turns.length > 0);
   ui.stop.hidden = !model.busy;
 }

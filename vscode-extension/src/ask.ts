@@ -5,7 +5,7 @@
 import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
-import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, Range, ToPanel, TurnRecord } from "./protocol";
+import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, ToPanel, TurnRecord } from "./protocol";
 import { editorWords } from "./fixes";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
 import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "./turns";
@@ -20,15 +20,12 @@ export interface Host {
   client(): Promise<LanguageClient | undefined>;
   /** Whether the server is up now (else the question shows "Preparing Lantern…"). */
   readonly serverRunning: boolean;
-  /** The rest of the view's state: the model chip and the setup card. */
-  chrome(): Pick<PanelState, "model" | "setup">;
+  /** The rest of the view's state: the model chip, the setup card, the context chip. */
+  chrome(): Pick<PanelState, "model" | "setup" | "context">;
 }
 
-export interface Attachment {
-  uri: string;
-  path: string;
-  range: Range;
-}
+/** What went with a question: the editor's context (`editor_context.ts`), or a selection. */
+export type Attachment = NonNullable<TurnRecord["attachment"]>;
 
 interface Running {
   key: string;
@@ -113,14 +110,7 @@ export class Questions implements vscode.Disposable {
   }
 
   /** Ask now, or after the answer that is running (the question is shown as queued). */
-  submit(question: string, attachment?: Attachment): void {
-    const shown = attachment && {
-      path: attachment.path,
-      startLine: attachment.range.start.line + 1,
-      endLine: attachment.range.end.line + (attachment.range.end.character === 0 && attachment.range.end.line > attachment.range.start.line ? 0 : 1),
-      uri: attachment.uri,
-      range: attachment.range,
-    };
+  submit(question: string, shown?: Attachment): void {
     const queued = this.running !== undefined || this.conversation.turns.some((t) => t.state === "queued");
     const turn = newTurn(crypto.randomUUID(), question, queued ? "queued" : this.host.serverRunning ? "running" : "preparing", shown);
     if (this.conversation.turns.length === 0) this.conversation.title = titleOf(question);
@@ -133,8 +123,7 @@ export class Questions implements vscode.Disposable {
   retry(key: string): void {
     const turn = this.turn(key);
     if (!turn) return;
-    const a = turn.attachment;
-    this.submit(turn.question, a?.uri && a.range ? { uri: a.uri, path: a.path, range: a.range } : undefined);
+    this.submit(turn.question, turn.attachment);
   }
 
   removeQueued(key: string): void {
@@ -180,7 +169,7 @@ export class Questions implements vscode.Disposable {
       const params: AskParams = {
         question: turn.question,
         conversationId,
-        context: a?.uri ? { uri: a.uri, range: a.range } : undefined,
+        context: a?.context ?? (a?.uri ? { uri: a.uri, range: a.range } : undefined),
         workDoneToken: `lantern-${turn.key}`,
         history,
       };

@@ -5,6 +5,8 @@
 import * as vscode from "vscode";
 import { Questions } from "./ask";
 import { currentSettings, Server } from "./client";
+import { asAttachment, editorContext } from "./editor_context";
+import { EditorTracker, stateOf } from "./editor_tracker";
 import { manageApprovals } from "./grants";
 import { exportConversation, showHistory } from "./history";
 import type { ApproveParams, FixAction, FromPanel, PanelState } from "./protocol";
@@ -27,14 +29,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const store = new ConversationStore(context.workspaceState);
   let keySaved = await server.hasKey();
   let questions: Questions | undefined;
+  let tracker: EditorTracker | undefined;
 
-  const chrome = (): Pick<PanelState, "model" | "setup"> => {
+  const chrome = (): Pick<PanelState, "model" | "setup" | "context"> => {
     const configured = configuredModel();
     const answered = questions?.usage().last?.model ?? null;
     const model = configured ?? answered;
-    if (model) return { model };
+    const context = tracker?.chip() ?? null;
+    if (model) return { model, context };
     const baseUrl = currentSettings().values.baseUrl;
-    return { model: null, setup: { baseUrl: typeof baseUrl === "string" ? baseUrl : "", hasKey: keySaved } };
+    return { model: null, setup: { baseUrl: typeof baseUrl === "string" ? baseUrl : "", hasKey: keySaved }, context };
   };
   const view = new ConversationView(
     context.extensionUri,
@@ -62,6 +66,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     store,
   );
   const q = questions;
+  const editors = new EditorTracker((chip) => view.post({ type: "context", chip }));
+  tracker = editors;
+  /** Ask with what the active editor shows (unless turned off or left out with the view's ×). */
+  const submit = (question: string): void => {
+    const attached = editors.take();
+    q.submit(question, attached && asAttachment(attached));
+  };
   server.onNewClient = (c) => {
     c.onRequest("lantern/approve", (params: ApproveParams, token) => q.approve(params, token));
   };
@@ -122,7 +133,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   async function fromPanel(message: FromPanel): Promise<void> {
-    if (message.type === "ask" && typeof message.question === "string" && message.question.trim()) q.submit(message.question.trim());
+    if (message.type === "ask" && typeof message.question === "string" && message.question.trim()) submit(message.question.trim());
+    else if (message.type === "dropContext") editors.drop();
     else if (message.type === "stop") q.stop();
     else if (message.type === "removeQueued") q.removeQueued(message.key);
     else if (message.type === "approve") q.answerApproval(message.id, message.action);
@@ -137,7 +149,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       placeHolder: "Where is the retry logic?",
       ignoreFocusOut: true,
     });
-    if (question?.trim()) q.submit(question.trim());
+    if (question?.trim()) submit(question.trim());
   };
 
   context.subscriptions.push(
@@ -146,6 +158,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     q,
+    editors,
     status,
     server.onDidChange(refresh),
     q.onDidAnswer(refresh),
@@ -173,12 +186,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         ignoreFocusOut: true,
       });
       if (!question?.trim()) return;
-      const s = editor.selection;
-      q.submit(question.trim(), {
-        uri: editor.document.uri.toString(),
-        path: where,
-        range: { start: { line: s.start.line, character: s.start.character }, end: { line: s.end.line, character: s.end.character } },
-      });
+      // Asked for in so many words: sent even when lantern.editorContext is off.
+      const attached = editorContext(stateOf(editor), true);
+      if (!attached) void vscode.window.showInformationMessage("Lantern reads only files in the workspace folders; asking without the selection.");
+      q.submit(question.trim(), attached && asAttachment(attached));
     }),
     vscode.commands.registerCommand("lantern.newConversation", async () => {
       await q.newConversation();

@@ -3,7 +3,7 @@
 // Pure: the webview does the drawing.
 
 import { approvalAnnouncement, completionAnnouncement } from "./announce";
-import type { PanelState, SetupState, ToPanel, TurnRecord } from "./protocol";
+import type { ContextChip, PanelState, SetupState, ToPanel, TurnRecord } from "./protocol";
 import { applyEvent } from "./turns";
 
 export interface PanelChange {
@@ -19,6 +19,7 @@ export class PanelModel {
   title = "";
   model: string | null = null;
   setup: SetupState | undefined;
+  context: ContextChip | null = null; // what the next question carries from the editor
   private order: string[] = [];
   private readonly byKey = new Map<string, TurnRecord>();
   private readonly said = new Set<string>(); // completed turns already announced
@@ -66,6 +67,9 @@ export class PanelModel {
         this.model = message.model;
         this.setup = message.setup;
         break;
+      case "context":
+        this.context = message.chip;
+        break;
     }
     return change;
   }
@@ -77,6 +81,7 @@ export class PanelModel {
     this.title = state.title;
     this.model = state.model;
     this.setup = state.setup;
+    this.context = state.context ?? null;
     this.order = state.turns.map((t) => t.key);
     this.byKey.clear();
     for (const turn of state.turns) {

@@ -84,10 +84,32 @@ export interface HistoryTurn {
   answer: string;
 }
 
+/** One of the active file's problems, in LSP's shape (`severity` 1 error … 4 hint). */
+export interface EditorDiagnostic {
+  range: Range;
+  message: string;
+  severity?: number;
+  source?: string;
+}
+
+/** What the editor showed when the user asked (docs/protocol.md, `lantern/ask`). */
+export interface AskContext {
+  uri: string; // a file: URI inside a workspace folder
+  range?: Range; // the selection, when not empty
+  visibleRange?: Range;
+  diagnostics?: EditorDiagnostic[];
+}
+
+/** The view's chip for what the next question carries ("app.py:10-12 · 2 problems"). */
+export interface ContextChip {
+  label: string;
+  title: string;
+}
+
 export interface AskParams {
   question: string;
   conversationId?: string;
-  context?: { uri: string; range?: Range };
+  context?: AskContext;
   workDoneToken?: string;
   history?: HistoryTurn[];
 }
@@ -177,7 +199,8 @@ export interface TurnRecord {
   question: string;
   askedAt: number; // ms since the epoch
   state: TurnState;
-  attachment?: { path: string; startLine: number; endLine: number; uri?: string; range?: Range };
+  /** What went with the question: a selection, or the editor's context (`label` is its chip). */
+  attachment?: { path: string; startLine: number; endLine: number; uri?: string; range?: Range; label?: string; context?: AskContext };
   tools: ToolEvent[]; // the latest event of each call, in the order the calls started
   answer: string; // streamed so far (the result's answer once done)
   interrupted?: string; // a partial answer kept when the server retried, shown marked
@@ -199,6 +222,7 @@ export interface PanelState {
   turns: TurnRecord[];
   model: string | null; // shown in the model chip
   setup?: SetupState;
+  context?: ContextChip | null; // what the next question carries from the editor
 }
 
 /** Messages from the extension to the answer panel. */
@@ -206,7 +230,8 @@ export type ToPanel =
   | { type: "state"; state: PanelState }
   | { type: "turn"; turn: TurnRecord } // a new or changed turn (replaces the one with its key)
   | { type: "event"; key: string; event: LanternEvent } // streamed while a turn runs
-  | { type: "model"; model: string | null; setup?: SetupState };
+  | { type: "model"; model: string | null; setup?: SetupState }
+  | { type: "context"; chip: ContextChip | null }; // what the next question carries
 
 /** What a fix button asks the extension to do. */
 export type FixAction =
@@ -226,4 +251,5 @@ export type FromPanel =
   | { type: "removeQueued"; key: string }
   | { type: "approve"; id: string; action: string }
   | { type: "copy"; text: string }
+  | { type: "dropContext" } // leave the editor's context out of the next question
   | ({ type: "fix" } & FixAction);

@@ -161,6 +161,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   <div id="turns"></div>
 </main>
 <form id="follow-up">
+  <div id="context-row" class="context-row" hidden></div>
   <textarea id="follow-up-text" rows="2" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
   <button type="submit">Ask</button>
 </form>

@@ -108,3 +108,12 @@ test("failures are announced as failures; markup is not read out; long answers a
   assert.ok(long.length <= 201, String(long.length));
   assert.ok(long.endsWith("word…"));
 });
+
+test("the editor context chip comes with the state and follows its own messages", () => {
+  const model = new PanelModel();
+  model.apply({ type: "state", state: state([], { context: { label: "app.py:10-12", title: "src/app.py, lines 10–12 selected" } }) });
+  assert.equal(model.context?.label, "app.py:10-12");
+  const change = model.apply({ type: "context", chip: null });
+  assert.equal(model.context, null);
+  assert.deepEqual(change.turns, []); // no turn is drawn again for it
+});
