@@ -39,7 +39,8 @@ function quoteQuestion(question: string): string {
 
 function turnMarkdown(turn: TurnRecord, link: Linker): string {
   const parts = [quoteQuestion(turn.question)];
-  if (turn.attachment) parts.push(`_Attached: ${turn.attachment.path}:${turn.attachment.startLine}-${turn.attachment.endLine}_`);
+  const a = turn.attachment;
+  if (a) parts.push(`_Attached: ${a.label ? `${a.path} (${a.label})` : `${a.path}:${a.startLine}-${a.endLine}`}_`);
   const refs = turn.result?.references ?? [];
   const answer = turn.result?.answer ?? turn.answer;
   if (answer.trim()) parts.push(linkedAnswer(answer, refs, link));
