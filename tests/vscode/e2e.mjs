@@ -10,7 +10,9 @@
 //
 // Before any scenario: no Python process and no status bar item until a
 // Lantern command runs (the extension starts on first use).
-// Scenarios (run in this order; 4 must be the last in the first window, its grant persists):
+// Scenarios (run in this order; 4 must be the last in the first window, its grant persists;
+// between two scenarios every editor is closed, so a question carries no editor context
+// unless its scenario opens one):
 //   1. Ask → approval notification (each button's title shown in full) → Allow
 //      → tool activity + answer with a reference in the side bar view → click
 //      it → app.py opens with lines 10–12 selected, the view stays open.
@@ -19,6 +21,10 @@
 //   3. Ask with a slow, streaming reply → Cancel on the progress notification
 //      → "Stopped." → the next question is answered → another slow one is
 //      cancelled with `Lantern: Stop Answering`.
+//   6. Editor context: select lines 10–12 of app.py → the view's chip says
+//      "app.py:10-12" → ask in the view → Lantern's own read of those lines is
+//      approved (Allow) → the model's request has the metadata and the lines; the
+//      chip's × leaves them out of the next question.
 //   4. Ask → "Always Allow" → in a new conversation a follow-up from the view
 //      reads without any prompt.
 //   5. A second window on a hostile workspace whose .vscode/settings.json sets
@@ -285,6 +291,85 @@ const SCENARIOS = [
     },
   },
   {
+    n: 6,
+    name: 'editor context: the selection goes with a question from the view, after Allow',
+    turns: [{ content: 'Lines src/app.py:10-12 dispatch the request.' }, { content: 'Nothing was attached this time.' }],
+    async run({ page, fake, step, shot }) {
+      await step('open src/app.py', async () => {
+        await page.locator('.monaco-workbench').first().focus().catch(() => {});
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input').first();
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill('src/app.py');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'app.py' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+        await page.keyboard.press('Enter');
+        await waitForTab(page, 'app.py');
+      });
+      await step('select lines 10–12', async () => {
+        await page.keyboard.press('Control+G');
+        const input = page.locator('.quick-input-widget input').first();
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill(':10');
+        await page.keyboard.press('Enter');
+        for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+        await until('three lines selected', async () => /\(\d+ selected\)/.test(await selectionStatus(page)), { timeoutMs: 10_000 });
+      });
+      const chip = panel(page).locator('#context-row .context-chip');
+      const label = await step('the view shows the chip app.py:10-12', () =>
+        until('the context chip', async () => {
+          const t = await textOf(chip).catch(() => '');
+          return t.startsWith('app.py:10-12') && t;
+        }, { timeoutMs: 15_000 }),
+      );
+      log(`context chip: ${label}`);
+      await shot('context-chip');
+      await step('ask in the view', async () => {
+        const input = panel(page).locator('#follow-up-text');
+        await input.fill('What do these lines do?');
+        await input.press('Enter');
+      });
+      const toast = await step('approval for the selected lines', () => waitForNotification(page, APPROVAL, { timeoutMs: 60_000 }));
+      const prompt = await textOf(toast);
+      if (!/src\/app\.py \(lines 10–12/.test(prompt)) throw new Error(`approval message: ${JSON.stringify(prompt)}`);
+      await step('click Allow', () => clickNotificationButton(page, 'Allow', { message: APPROVAL }));
+      await step('panel shows the answer', () => waitAnswer(page, /Lines src\/app\.py:10-12 dispatch the request\./));
+      await step('the turn shows what was attached', async () => {
+        const t = await textOf(lastTurn(page).locator('.turn-head .chip.attachment'));
+        if (!t.startsWith('app.py:10-12')) throw new Error(`turn chip ${JSON.stringify(t)}`);
+      });
+      await step("the model's request has the metadata and the selected lines", async () => {
+        const [first] = fake.chatRequests();
+        const users = (first?.messages ?? []).filter((m) => m.role === 'user');
+        const sent = String(users[users.length - 1]?.content ?? '');
+        for (const want of ['Active file: src/app.py', 'Selected lines: 10-12', 'def handle_request(request):', 'ROUTES.get(request.path']) {
+          if (!sent.includes(want)) throw new Error(`the question lacks ${JSON.stringify(want)}: ${JSON.stringify(sent.slice(0, 600))}`);
+        }
+        if (sent.includes('def route(path)')) throw new Error('lines outside the selection were sent');
+      });
+      await step('the progress notification closes', () => waitProgressClosed(page));
+      await shot('context-answer');
+      await step('× leaves the context out', async () => {
+        await panel(page).locator('#context-row button.context-drop').click();
+        await until('the chip hidden', async () => (await chip.count()) === 0 || !(await chip.isVisible()), { timeoutMs: 5000 });
+        const input = panel(page).locator('#follow-up-text');
+        await input.fill('And now?');
+        await input.press('Enter');
+      });
+      await step('panel shows the second answer', () => waitAnswer(page, /Nothing was attached this time\./));
+      await step('the second question went alone', async () => {
+        const second = fake.chatRequests()[1];
+        const users = (second?.messages ?? []).filter((m) => m.role === 'user');
+        const sent = String(users[users.length - 1]?.content ?? '');
+        if (sent !== 'And now?') throw new Error(`the second question carried ${JSON.stringify(sent.slice(0, 300))}`);
+        if ((await lastTurn(page).locator('.turn-head .chip.attachment').count()) !== 0) throw new Error('the second turn shows a chip');
+      });
+      await step('the chip comes back for the question after', () =>
+        until('the context chip again', async () => (await textOf(chip).catch(() => '')).startsWith('app.py:10-12'), { timeoutMs: 10_000 }),
+      );
+      await step('the progress notification closes', () => waitProgressClosed(page));
+    },
+  },
+  {
     n: 4,
     name: 'always allow in this workspace',
     turns: [
@@ -499,8 +584,9 @@ async function main() {
           );
           await step(`open the ${window} workspace in a new window`, () => openWorkbench(page, server.port, hostileWorkspace));
         } else if (scenario.n !== scenarios[0].n) {
-          await step('reset: clear notifications, new conversation', async () => {
+          await step('reset: clear notifications, close editors, new conversation', async () => {
             await clearNotifications(page);
+            await runCommand(page, 'View: Close All Editors');
             await runCommand(page, 'Lantern: New Conversation');
           });
         }
