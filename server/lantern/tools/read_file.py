@@ -12,7 +12,7 @@ from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown, whole
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.workspace.lines import read_capped
-from lantern.workspace.roots import Opened, Target, Workspace
+from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, Window, render, window
 
 DESCRIPTION = (
@@ -86,15 +86,6 @@ async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         opened.close()
         raise
     return await _read_open(opened, args.offset, args.limit, decision)
-
-
-async def read_selection(workspace: Workspace, target: Target, start: int, end: int) -> ToolResult:
-    """The user's own selection: every check of the read path except the prompt."""
-    opened = await workspace.open_checked_async(target, "file")
-    if opened.stat.st_size > MAX_FILE_BYTES:
-        opened.close()
-        raise _too_large(target.rel)
-    return await _read_open(opened, start, end - start + 1, "user")
 
 
 TOOL = Tool("read_file", DESCRIPTION, ReadFileArgs, read_file, summarize)
