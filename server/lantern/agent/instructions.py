@@ -91,19 +91,20 @@ async def _opened(workspace: Workspace, root: Root) -> Opened | None:
     return None
 
 
-async def _read(ctx: ToolContext, opened: Opened) -> Window:
-    """Approve (check 6), read and render (7–10); closes the handle."""
+async def _read(ctx: ToolContext, opened: Opened) -> tuple[Window, str]:
+    """Approve (check 6), read and render (7–10); closes the handle. Returns the window
+    and the audit decision (`auto` or `user`)."""
     rel = opened.target.rel
     try:
         if opened.stat.st_size > MAX_FILE_BYTES:
             raise ToolError("too_large", f"{rel} is larger than the read limit")
-        await approve(ctx, INSTRUCTIONS, opened)
+        decision = await approve(ctx, INSTRUCTIONS, opened)
         data = await asyncio.to_thread(read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:
         raise ToolError("too_large", f"{rel} is larger than the read limit")
-    return await asyncio.to_thread(window, data, rel, 1, MAX_LINES)
+    return await asyncio.to_thread(window, data, rel, 1, MAX_LINES), decision
 
 
 async def _load(ctx: ToolContext, opened: Opened, audit: AuditLog | None) -> Loaded | None:
@@ -111,14 +112,13 @@ async def _load(ctx: ToolContext, opened: Opened, audit: AuditLog | None) -> Loa
     rel = opened.target.rel
     loaded: Loaded | None = None
     try:
-        win = await _read(ctx, opened)
+        win, decision = await _read(ctx, opened)
     except ToolError as exc:
         denied = exc.code in ("denied_by_user", "approval_timeout")
         decision, content = ("denied" if denied else f"refused:{exc.code}"), exc.message
     except OSError as exc:
         decision, content = "refused:io_error", exc.strerror or "I/O error"
     else:
-        decision = "auto"
         content = ""
         if win.lines:
             content, shown = framed(rel, win)
