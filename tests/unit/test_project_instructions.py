@@ -124,7 +124,7 @@ async def test_offered_once_per_conversation_and_sent_with_every_request(
         assert f"Use tabs. {CANARY}\n[end of project instructions from AGENTS.md]" in first
         assert first.endswith("\n\nfirst?")
         assert sent(model).count(CANARY) >= n + 1
-    assert [m["content"] for m in conv.messages if m["role"] == "user"][0] == "first?"
+    assert next(m["content"] for m in conv.messages if m["role"] == "user") == "first?"
     records = [r for r in audit_records(audit) if r.get("tool") == "project_instructions"]
     assert [(r["path"], r["decision"]) for r in records] == [("AGENTS.md", "user")]
     assert records[0]["bytes"] > 0
