@@ -80,15 +80,32 @@ def framed(rel: str, win: Window) -> tuple[str, int]:
     return "\n".join([head, *kept, *notes, f"[end of project instructions from {name}]"]), len(kept)
 
 
-async def _opened(workspace: Workspace, root: Root) -> Opened | None:
-    """The root's first instruction file the read path opens (checks 2–5), or None."""
+def _first_open(workspace: Workspace, root: Root) -> Opened | None:
+    """The root's first instruction file the read path opens (checks 2–5), or None.
+    Blocking: up to four opens, so it runs in a worker thread."""
     for parts in NAMES:
         target = Target(root, parts, workspace.relative(root, parts))
         try:
-            return await workspace.open_checked_async(target, "file")
-        except ToolError:
+            return workspace.open_checked(target, "file")
+        except (ToolError, OSError):
             continue
     return None
+
+
+def _close_orphan(job: asyncio.Future[Opened | None]) -> None:
+    if not job.cancelled() and job.exception() is None and (opened := job.result()) is not None:
+        opened.close()
+
+
+async def _opened(workspace: Workspace, root: Root) -> Opened | None:
+    """`_first_open` off the event loop (a slow disk stalls no other request); a handle
+    opened after the caller was cancelled is closed."""
+    job = asyncio.ensure_future(asyncio.to_thread(_first_open, workspace, root))
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        job.add_done_callback(_close_orphan)
+        raise
 
 
 async def _read(ctx: ToolContext, opened: Opened) -> tuple[Window, str]:
