@@ -21,6 +21,8 @@ from lantern.agent.instructions import CAP_BYTES
 from lantern.agent.loop import Agent, Limits
 from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
 from lantern.audit import AuditLog
+from lantern.settings import Settings
+from lantern.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
@@ -334,7 +336,9 @@ async def test_one_per_root_in_a_multi_root_workspace(tmp_path: Path) -> None:
     assert conv.seen.covers("a/AGENTS.md", 1, 1) and conv.seen.covers("b/CLAUDE.md", 1, 1)
 
 
-@pytest.mark.parametrize("kind", ["outside link", "inside link", "fifo", "ignored", "denied"])
+@pytest.mark.parametrize(
+    "kind", ["outside link", "inside link", "linked folder", "fifo", "ignored", "denied"]
+)
 async def test_a_file_the_read_path_refuses_is_not_loaded(
     proj: Path, tmp_path: Path, kind: str
 ) -> None:
@@ -346,6 +350,10 @@ async def test_a_file_the_read_path_refuses_is_not_loaded(
     elif kind == "inside link":
         (proj / "docs.md").write_text(f"{OUTSIDE_CANARY}\n")
         os.symlink(proj / "docs.md", proj / "AGENTS.md")
+    elif kind == "linked folder":
+        (tmp_path / "dotgithub").mkdir()
+        (tmp_path / "dotgithub" / "copilot-instructions.md").write_text(f"{OUTSIDE_CANARY}\n")
+        os.symlink(tmp_path / "dotgithub", proj / ".github")
     elif kind == "fifo":
         os.mkfifo(proj / "AGENTS.md")
     elif kind == "ignored":
@@ -380,3 +388,9 @@ def test_a_conversation_file_keeps_them(tmp_path: Path) -> None:
     conv.save(tmp_path / "c.json")
     assert Conversation.load(tmp_path / "c.json").instructions == conv.instructions
     assert Conversation.from_json(Conversation().to_json()).instructions is None
+
+
+def test_a_repository_cannot_turn_it_back_on() -> None:
+    """A folder's settings (what a repository can set) only narrow: off stays off."""
+    mine = Settings.model_validate({"projectInstructions": False})
+    assert narrow(mine, {"projectInstructions": True}).project_instructions is False
