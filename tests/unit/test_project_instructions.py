@@ -194,11 +194,24 @@ async def test_a_large_file_is_cut_at_8_kib_on_a_line_boundary(proj: Path, tmp_p
     assert body[-1] == "[end of project instructions from AGENTS.md]"
     marker = body[-2]
     shown = body[:-2]
-    assert marker.startswith("[cut: only the first 8 KiB of AGENTS.md are included")
-    assert marker.endswith(f"({len(shown)} of 351 lines)]")
+    assert marker == (
+        "[cut: AGENTS.md is longer than Lantern sends (8 KiB, 400 lines): "
+        f"only its first {len(shown)} of 351 lines are included]"
+    )
     assert len("\n".join(shown).encode()) + 1 <= CAP_BYTES
     assert shown == lines[: len(shown)]  # whole lines, from the top
     assert CANARY not in sent(model)
+
+
+async def test_many_short_lines_are_cut_at_400(proj: Path, tmp_path: Path) -> None:
+    (proj / "AGENTS.md").write_text("".join(f"r{i}\n" for i in range(500)))
+    model = ScriptedModel(Say(content="ok"))
+    await make_agent(model, Workspace([proj]), remembering(Prompt(), tmp_path)).ask(
+        "rules?", Conversation()
+    )
+    first = first_user(model, 0)
+    assert "\nr399\n[cut: AGENTS.md is longer than Lantern sends" in first
+    assert "only its first 400 of 500 lines are included]" in first and "r400" not in first
 
 
 async def test_at_imports_are_not_followed(proj: Path, tmp_path: Path) -> None:

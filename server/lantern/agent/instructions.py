@@ -67,8 +67,8 @@ def framed(rel: str, win: Window) -> tuple[str, int]:
     notes = []
     if cut or win.last < win.total:
         notes.append(
-            f"[cut: only the first {CAP_BYTES // 1024} KiB of {name} are included "
-            f"({len(kept)} of {win.total} lines)]"
+            f"[cut: {name} is longer than Lantern sends ({CAP_BYTES // 1024} KiB, "
+            f"{MAX_LINES} lines): only its first {len(kept)} of {win.total} lines are included]"
         )
     if win.redactions:
         notes.append(f"[redacted {sum(win.redactions.values())} secret(s)]")
