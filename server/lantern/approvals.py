@@ -56,6 +56,7 @@ from lantern.workspace.jail import Identity
 from lantern.workspace.names import EXACT, Names
 
 PATTERN_SHOWN = 80  # how much of a search pattern the prompt shows
+INSTRUCTIONS = "project_instructions"  # the tool of a request for AGENTS.md & co. (a read)
 
 
 class Decision(Enum):
@@ -111,11 +112,8 @@ class ApprovalRequest:
         return tuple(ident for path, ident in self.folders if _covers(self.key_of(path), folder))
 
     def message(self) -> str:
-        """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`.
-
-        The path is a name from the disk: shown escaped on one line, so a file
-        name can never add a line of its own to the prompt.
-        """
+        """The prompt text, e.g. `Lantern wants to read src/app.py (lines 1–400, 12 KB)`;
+        the path (a name from the disk) escaped onto one line, so it adds no line of its own."""
         path = escape_line(self.path)
         if self.folder:
             where = "the workspace" if path == "." else path
@@ -129,7 +127,8 @@ class ApprovalRequest:
         if self.size is not None:
             detail.append(human_size(self.size))
         suffix = f" ({', '.join(detail)})" if detail else ""
-        return f"Lantern wants to read {path}{suffix}"
+        why = " as project instructions for the model" if self.tool == INSTRUCTIONS else ""
+        return f"Lantern wants to read {path}{suffix}{why}"
 
 
 @dataclass(frozen=True)

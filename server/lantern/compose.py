@@ -52,4 +52,5 @@ def agent(
         approvals=approvals,
         limits=Limits.from_settings(settings),
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
+        project_instructions=settings.project_instructions,
     )

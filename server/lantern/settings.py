@@ -151,6 +151,12 @@ def _seconds(value: object) -> float:
     raise ValueError(f"must be a number > 0, got {describe(value)}")
 
 
+def _flag(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"must be true or false, got {describe(value)}")
+
+
 def _one_of(choices: Any) -> Callable[[object], Any]:
     names = [repr(c) for c in get_args(choices)]
     expected = f"{', '.join(names[:-1])} or {names[-1]}"
@@ -176,6 +182,7 @@ Count = Annotated[int, Field(ge=1), _checked(_count)]
 Seconds = Annotated[float, Field(gt=0), _checked(_seconds)]
 OptionalCount = Annotated[int | None, _checked(_count)]
 Headers = Annotated[dict[str, str], _checked(_headers)]
+Flag = Annotated[bool, _checked(_flag)]
 
 
 class _Section(BaseModel):
@@ -204,6 +211,7 @@ class Settings(_Section):
     tool_protocol: Annotated[ToolProtocol, _checked(_one_of(ToolProtocol))] = "auto"
     max_output_tokens: OptionalCount = None
     headers: Headers = Field(default={}, repr=False)
+    project_instructions: Flag = True  # offer AGENTS.md & co. with a first question
 
     def public_dict(self) -> dict[str, Any]:
         """The settings by name, safe to print or log: the API key masked, the base URL

@@ -86,6 +86,7 @@ def test_public_dict_shape() -> None:
         "toolProtocol": "auto",
         "maxOutputTokens": None,
         "headers": {},
+        "projectInstructions": True,
     }
 
 
@@ -571,3 +572,11 @@ def test_bad_api_key_value_is_not_echoed() -> None:
         client({"apiKey": 123456789})
     assert "123456789" not in str(info.value)
     assert "apiKey" in str(info.value)
+
+
+def test_project_instructions_is_a_boolean() -> None:
+    assert (
+        load_settings(cli={"projectInstructions": False}, environ={}).project_instructions is False
+    )
+    with pytest.raises(SettingsError, match="projectInstructions: must be true or false, got 'no'"):
+        load_settings(cli={"projectInstructions": "no"}, environ={})

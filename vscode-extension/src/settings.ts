@@ -4,7 +4,7 @@
 import { ADD_ONLY, LOWER_ONLY } from "./trust";
 
 /** Settings the server understands, as dotted names; the limits and lists come from the trust rule. */
-export const SERVER_SETTINGS = ["model", "baseUrl", "headers", "maxOutputTokens", "approval.mode", "approval.allow", "toolProtocol", ...ADD_ONLY, ...LOWER_ONLY] as const;
+export const SERVER_SETTINGS = ["model", "baseUrl", "headers", "maxOutputTokens", "approval.mode", "approval.allow", "toolProtocol", "projectInstructions", ...ADD_ONLY, ...LOWER_ONLY] as const;
 
 type Getter = (name: string) => unknown;
 

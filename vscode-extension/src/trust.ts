@@ -12,8 +12,8 @@ export interface Inspected {
 
 export type Inspect = (name: string) => Inspected | undefined;
 
-/** Honoured from user settings only: they choose the program run, the endpoint, or skip prompts. */
-export const USER_ONLY = ["server.command", "baseUrl", "model", "headers", "maxOutputTokens", "approval.mode", "approval.allow"] as const;
+/** Honoured from user settings only: they choose the program run, the endpoint, skip prompts, or offer a repository's text. */
+export const USER_ONLY = ["server.command", "baseUrl", "model", "headers", "maxOutputTokens", "approval.mode", "approval.allow", "projectInstructions"] as const;
 
 /** Limits a workspace may lower but not raise. */
 export const LOWER_ONLY = [

@@ -7,7 +7,8 @@ switched to the text tool protocol. Provider fields on assistant messages
 (`reasoning_content`, thought signatures…) stay in the messages as they came,
 so they go back verbatim. When the history outgrows `maxContextTokens`, the
 oldest tool outputs are shortened first, then the oldest whole turns are
-dropped. A client that kept the turns itself (an editor after a reload or a
+dropped; the project instructions (`instructions`) are not in the history
+and are never dropped. A client that kept the turns itself (an editor after a reload or a
 server restart) can seed a new, empty conversation with them (`seed`).
 """
 
@@ -74,6 +75,13 @@ def _clip(text: str, limit: int) -> str:
         return text
     room = limit - len(_CUT_MARK.encode("utf-8"))
     return data[:room].decode("utf-8", "ignore") + _CUT_MARK
+
+
+def _texts(value: object) -> list[str] | None:
+    """A conversation file's `instructions`: a list of strings, else not offered yet."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return None
 
 
 class SeenLines:
@@ -158,6 +166,9 @@ class Conversation:
     workspace_key: str = ""
     tool_protocol: Name = "native"  # "text" once `auto` switched this conversation
     warned_cut: bool = False  # the user was told the endpoint cut the prompt (once)
+    # Project instructions as sent (`agent/instructions.py`), kept apart from `messages` so
+    # compaction never drops them; None until offered (the first question with the setting on).
+    instructions: list[str] | None = None
 
     def seed(self, turns: Sequence[HistoryTurn]) -> bool:
         """Start an empty conversation with earlier turns (user, assistant, …): what a
@@ -217,6 +228,7 @@ class Conversation:
             "answered": self.answered,
             "toolProtocol": self.tool_protocol,
             "warnedCut": self.warned_cut,
+            "instructions": self.instructions,
         }
 
     @classmethod
@@ -231,6 +243,7 @@ class Conversation:
             workspace_key=str(data.get("workspace") or ""),
             tool_protocol="text" if data.get("toolProtocol") == "text" else "native",
             warned_cut=data.get("warnedCut") is True,
+            instructions=_texts(data.get("instructions")),
         )
 
     def save(self, path: Path) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
+from lantern.agent.instructions import offer, with_instructions
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
 from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
@@ -105,8 +106,10 @@ class Agent:
         approvals: Approver,
         limits: Limits | None = None,
         audit: AuditLog | None = None,
+        project_instructions: bool = _DEFAULTS.project_instructions,
     ) -> None:
         self.model = model
+        self.project_instructions = project_instructions  # the `projectInstructions` setting
         self.workspace = workspace
         self.approvals = approvals
         self.limits = limits or Limits()
@@ -220,7 +223,16 @@ class Agent:
             }
         )
 
+    async def _offer_instructions(self, conv: Conversation) -> None:
+        """The project instructions, offered once per conversation (docs/agent-loop.md)."""
+        if not self.project_instructions or conv.instructions is not None:
+            return
+        loaded = await offer(self.workspace, self.approvals, conv.id, self.audit)
+        conv.instructions = [item.text for item in loaded]
+        conv.seen.add_all(item.seen for item in loaded if item.seen is not None)
+
     async def _loop(self, run: RunState) -> tuple[str, StopReason]:
+        await self._offer_instructions(run.conv)
         base_prompt = await system_prompt_async(self.workspace)
         steps: list[Step] = []
         step = 0
@@ -241,9 +253,11 @@ class Agent:
         protocol = self._protocol(run.conv)
         final = self._final(run, step)
         system = {"role": "system", "content": protocol.system_prompt(base_prompt)}
-        run.conv.compact(self.limits.max_context_tokens, message_tokens([system]))
+        texts = (run.conv.instructions or []) if self.project_instructions else []
+        kept = [system, *({"role": "user", "content": text} for text in texts)]
+        run.conv.compact(self.limits.max_context_tokens, message_tokens(kept))
         notes = [*run.notes, *([_FINAL_NOTES[final]] if final else [])]
-        messages = with_notes([system, *run.conv.messages], notes)
+        messages = with_notes([system, *with_instructions(run.conv.messages, texts)], notes)
         run.emit({"kind": "status", "status": "thinking", "step": step})
         try:
             offer = protocol.offer(run.conv.messages, final is not None)

@@ -57,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "native", "text"),
         help="native tool calls, tools described in the prompt (text), or auto (default)",
     )
+    ask.add_argument(
+        "--no-project-instructions",
+        dest="project_instructions",
+        action="store_const",
+        const=False,
+        help="do not offer AGENTS.md (or CLAUDE.md, …) to the model (projectInstructions)",
+    )
     ask.add_argument("--json", action="store_true", help="print one JSON object")
 
     sub.add_parser("serve", help="language server over stdio")
@@ -142,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "apiKey": args.api_key,
                 "maxSteps": args.max_steps,
                 "toolProtocol": args.tool_protocol,
+                "projectInstructions": args.project_instructions,
             }
             settings = _settings({k: v for k, v in flags.items() if v is not None})
             workspace = workspace_for(args.workspace, settings)
