@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from lantern.agent.conversation import Conversation
 from lantern.approvals import INSTRUCTIONS, Approver
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
@@ -165,6 +166,17 @@ async def offer(
         if item is not None:
             loaded.append(item)
     return loaded
+
+
+async def offer_once(
+    conv: Conversation, workspace: Workspace, approvals: Approver, audit: AuditLog | None
+) -> None:
+    """The project instructions, offered once per conversation (docs/agent-loop.md)."""
+    if conv.instructions is not None:
+        return
+    loaded = await offer(workspace, approvals, conv.id, audit)
+    conv.instructions = [item.text for item in loaded]
+    conv.seen.add_all(item.seen for item in loaded if item.seen is not None)
 
 
 def with_instructions(messages: list[dict[str, Any]], texts: list[str]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
-from lantern.agent.instructions import offer, with_instructions
+from lantern.agent.instructions import offer_once, with_instructions
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
 from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
@@ -223,16 +223,9 @@ class Agent:
             }
         )
 
-    async def _offer_instructions(self, conv: Conversation) -> None:
-        """The project instructions, offered once per conversation (docs/agent-loop.md)."""
-        if not self.project_instructions or conv.instructions is not None:
-            return
-        loaded = await offer(self.workspace, self.approvals, conv.id, self.audit)
-        conv.instructions = [item.text for item in loaded]
-        conv.seen.add_all(item.seen for item in loaded if item.seen is not None)
-
     async def _loop(self, run: RunState) -> tuple[str, StopReason]:
-        await self._offer_instructions(run.conv)
+        if self.project_instructions:
+            await offer_once(run.conv, self.workspace, self.approvals, self.audit)
         base_prompt = await system_prompt_async(self.workspace)
         steps: list[Step] = []
         step = 0
