@@ -153,11 +153,8 @@ async def test_a_secret_on_a_later_header_line_is_redacted_too(ws: Path) -> None
 async def test_a_definition_inside_a_key_block_leaks_nothing(ws: Path) -> None:
     header = "-----BEGIN " + "RSA PRIVATE KEY-----"
     footer = "-----END " + "RSA PRIVATE KEY-----"
-    write(
-        ws,
-        "src/keyed.py",
-        f'KEY = """\n{header}\ndef {CANARY_FN}(): pass\n{footer}\n"""\n\n\ndef after():\n    pass\n',
-    )
+    body = f"{header}\ndef {CANARY_FN}(): pass\n{footer}\n"
+    write(ws, "src/keyed.py", f'KEY = """\n{body}"""\n\n\ndef after():\n    pass\n')
     write(ws, "src/keyed2.py", f"{header}\ndef {CANARY_FN}(): pass\n{footer}\ndef after2(): pass\n")
     ctx = ctx_for(ws)
     for result in (
