@@ -18,9 +18,7 @@ def test_where_is_it_defined_in_one_find_symbol_call(
     answer = "`greet` is defined at src/util.py:1 and called at src/app.py:7."
     fake.add_turns(
         [
-            Turn(
-                tool_calls=[{"id": "f1", "name": "find_symbol", "arguments": {"name": "greet"}}]
-            ),
+            Turn(tool_calls=[{"id": "f1", "name": "find_symbol", "arguments": {"name": "greet"}}]),
             Turn(content=answer),
         ]
     )

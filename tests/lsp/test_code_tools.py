@@ -50,7 +50,8 @@ async def test_find_symbol_through_ask(ls: Lantern, fake: FakeOpenAI, workspace:
     result = await ls.request(ASK, {"question": "Where is Session.close?"}, msg_id="fs1")
     assert result["answer"] == answer and result["stopReason"] == "done"
     assert [(c["name"], c["status"]) for c in result["toolCalls"]] == [("find_symbol", "done")]
-    assert ls.prompts == ["Lantern wants to look up definitions of `Session.close` in the workspace"]
+    prompt = "Lantern wants to look up definitions of `Session.close` in the workspace"
+    assert ls.prompts == [prompt]
     [ref] = result["references"]
     assert (ref["path"], ref["startLine"], ref["verified"]) == ("src/session.py", 2, True)
     # Only the definition's first line was shown: a citation of its whole range is not seen.
