@@ -18,6 +18,7 @@ from lantern.code.cache import ParseCache
 from lantern.tools.arguments import ToolArgs
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.find_symbol import summarize
+from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import Loaded, walk_all, walk_notes
 from lantern.tools.navigation.shown import ShownUse, show_uses
 from lantern.tools.navigation.symbols import MAX_NAME_CHARS, last_segment, symbol_name
@@ -75,7 +76,7 @@ def _render(name: str, where: str, uses: list[ShownUse], more: bool) -> str:
 async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
     targets = ctx.workspace.targets(args.path, file=False)
     opened, notes = await open_targets(ctx.workspace, targets, "any")
-    found = _Found(args.name, ctx.code_cache or ParseCache())
+    found = _Found(args.name, cache_for(ctx.code_cache))
     try:
         where = "." if len(targets) > 1 else targets[0].rel
         decision = await approve(

@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 from lantern.code.cache import ParseCache
 from lantern.tools.arguments import ToolArgs, shown
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import Loaded, walk_all, walk_notes
 from lantern.tools.navigation.shown import ShownDefinition, show_definitions
 from lantern.tools.navigation.symbols import (
@@ -89,7 +90,7 @@ def _render(name: str, where: str, ranked: list[ShownDefinition]) -> str:
 async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     targets = ctx.workspace.targets(args.path, file=False)
     opened, notes = await open_targets(ctx.workspace, targets, "any")
-    found = _Found(args.name, ctx.code_cache or ParseCache())
+    found = _Found(args.name, cache_for(ctx.code_cache))
     try:
         where = "." if len(targets) > 1 else targets[0].rel
         decision = await approve(

@@ -24,6 +24,7 @@ from lantern.code.languages import language_for
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import (
     Loaded,
     too_large,
@@ -137,7 +138,7 @@ async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> 
 async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
     targets = ctx.workspace.targets(args.path, file=False)
     opened, notes = await open_targets(ctx.workspace, targets, "any")
-    cache = ctx.code_cache or ParseCache()
+    cache = cache_for(ctx.code_cache)
     try:
         if len(opened) == 1 and not stat.S_ISDIR(opened[0].stat.st_mode):
             return await _outline_file(opened[0], ctx, cache)

@@ -42,3 +42,9 @@ class ConversationCaches:
 
 #: The process's pool: the agent loop takes each conversation's cache from here.
 CACHES = ConversationCaches()
+
+
+def cache_for(code_cache: ParseCache | None) -> ParseCache:
+    """The conversation's cache, or one for this call alone (`lantern tool`). (An empty
+    cache is falsy: it has a length.)"""
+    return code_cache if code_cache is not None else ParseCache()

@@ -1,0 +1,121 @@
+"""outline through the real registry and real files: a file's definitions as
+`path:START-END KIND NAME  SIGNATURE`, per language; a folder's top-level definitions,
+most important first, within the cap; what it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lantern.approvals import Decision, Fixed
+from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.registry import run_tool
+from lantern.workspace.roots import Workspace
+from lantern.workspace.text import MAX_OUTPUT_BYTES
+
+# One small file per language and the lines its outline must show, in file order.
+FIXTURES: dict[str, tuple[str, list[str]]] = {
+    "shapes.py": (
+        'import os\n\nLIMIT = 10\n\n\nclass Shape:\n    """A shape."""\n\n'
+        "    def area(self) -> float:\n        return 0.0\n\n\n"
+        "def make(kind: str, *, size: int = 1) -> Shape:\n"
+        "    def inner():\n        return kind\n    return Shape()\n",
+        [
+            "shapes.py:3-3 constant LIMIT  LIMIT = 10",
+            "shapes.py:6-10 class Shape  class Shape:",
+            "shapes.py:9-10 method Shape.area  def area(self) -> float:",
+            "shapes.py:13-16 function make  def make(kind: str, *, size: int = 1) -> Shape:",
+            "shapes.py:14-15 function make.inner  def inner():",
+        ],
+    ),
+    "shapes.js": (
+        "const LIMIT = 10;\n\nclass Shape {\n  constructor(sides) {\n    this.sides = sides;\n"
+        "  }\n\n  area() {\n    return 0;\n  }\n}\n\nfunction make(kind, size = 1) {\n"
+        "  return new Shape(kind);\n}\n",
+        [
+            "shapes.js:1-1 constant LIMIT  const LIMIT = 10;",
+            "shapes.js:3-11 class Shape  class Shape",
+            "shapes.js:4-6 method Shape.constructor  constructor(sides)",
+            "shapes.js:8-10 method Shape.area  area()",
+            "shapes.js:13-15 function make  function make(kind, size = 1)",
+        ],
+    ),
+}
+
+
+def ctx_for(root: Path) -> ToolContext:
+    return ToolContext(Workspace([root]), Fixed(Decision.ALLOW_ONCE))
+
+
+async def outline(root: Path, path: str) -> ToolResult:
+    return await run_tool("outline", {"path": path}, ctx_for(root))
+
+
+def rows(result: ToolResult) -> list[str]:
+    assert not result.is_error, result.content
+    return [line for line in result.content.splitlines() if not line.startswith("[")]
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+async def test_a_file_outline_lists_every_definition(tmp_path: Path, name: str) -> None:
+    source, expected = FIXTURES[name]
+    (tmp_path / name).write_text(source, "utf-8")
+    result = await outline(tmp_path, name)
+    assert rows(result) == expected
+    head = result.content.splitlines()[0]
+    assert head == f"[untrusted outline of {name}: {len(expected)} definition(s)]"
+    # Each definition's first line counts as seen (an answer may cite it).
+    starts = [int(line.split(":", 1)[1].split("-", 1)[0]) for line in expected]
+    assert [(s.path, s.start, s.end) for s in result.seen] == [(name, n, n) for n in starts]
+
+
+async def test_a_folder_outline_ranks_shallow_files_and_busy_files_first(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "deep").mkdir(parents=True)
+    (tmp_path / "one.py").write_text("def a():\n    pass\n", "utf-8")
+    (tmp_path / "three.py").write_text("def b(): pass\ndef c(): pass\ndef d(): pass\n", "utf-8")
+    (tmp_path / "pkg" / "two.js").write_text("function e() {}\nfunction f() {}\n", "utf-8")
+    (tmp_path / "pkg" / "deep" / "many.py").write_text(
+        "".join(f"def g{i}(): pass\n" for i in range(6)), "utf-8"
+    )
+    (tmp_path / "pkg" / "notes.txt").write_text("def h(): pass\n", "utf-8")  # not code
+    (tmp_path / "nested.py").write_text("class K:\n    def m(self): pass\n", "utf-8")
+    found = rows(await outline(tmp_path, "."))
+    files = list(dict.fromkeys(line.split(":", 1)[0] for line in found))
+    assert files == ["three.py", "nested.py", "one.py", "pkg/two.js", "pkg/deep/many.py"]
+    assert "nested.py:1-2 class K  class K:" in found
+    assert not any("K.m" in line for line in found)  # a folder shows top-level ones only
+    assert not any("notes.txt" in line for line in found)
+
+
+async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> None:
+    for i in range(40):
+        body = "".join(f"def function_number_{j}_of_file_{i}(argument): pass\n" for j in range(40))
+        (tmp_path / f"m{i:02d}.py").write_text(body, "utf-8")
+    result = await outline(tmp_path, ".")
+    assert result.bytes <= MAX_OUTPUT_BYTES + 1024
+    assert result.content.splitlines()[-1].endswith(
+        "more definition(s) not shown; outline a subfolder or a file]"
+    )
+    assert len(result.seen) == len(rows(result))
+
+
+async def test_an_unsupported_file_names_the_supported_languages(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# def x\n", "utf-8")
+    result = await outline(tmp_path, "notes.md")
+    assert result.is_error and result.code == "unsupported_language"
+    assert "notes.md" in result.content
+    for language in ("python", "javascript", "typescript", "go", "rust", "java", "c", "cpp"):
+        assert language in result.content
+
+
+async def test_a_binary_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "blob.py").write_bytes(b"def x(): pass\n\x00\x01\x02")
+    result = await outline(tmp_path, "blob.py")
+    assert result.is_error and result.code == "binary_file"
+
+
+async def test_an_empty_or_definition_free_file(tmp_path: Path) -> None:
+    (tmp_path / "empty.py").write_text("print('hi')\n", "utf-8")
+    result = await outline(tmp_path, "empty.py")
+    assert not result.is_error and result.content == "[no definitions in empty.py]"
+    assert result.seen == []
