@@ -39,6 +39,7 @@ from lantern.workspace.lines import looks_binary
 from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES, MAX_OUTPUT_BYTES
 
+_CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
 DESCRIPTION = (
     "Outline code: for a file, every definition (classes, functions, methods, types, "
     "constants) with its line range and signature, one per line as "
@@ -105,16 +106,26 @@ def _result(
     )
 
 
-def _one_file(handle: Opened, cache: ParseCache) -> list[ShownDefinition]:
-    """A worker thread: parse (or find in the cache) and show the file's definitions."""
-    holder: list[list[ShownDefinition]] = []
+def _shown_bytes(items: list[ShownDefinition]) -> int:
+    return sum(len(item.line.encode("utf-8", "replace")) + 1 for item in items)
+
+
+def _one_file(handle: Opened, cache: ParseCache) -> tuple[list[ShownDefinition], int]:
+    """A worker thread: parse (or find in the cache) and show the file's definitions, a
+    chunk at a time until the output is full; and how many were not looked at."""
+    holder: list[tuple[list[ShownDefinition], int]] = []
 
     def visit(file: Loaded) -> None:
         data = file.data()
         if looks_binary(data):
             raise ToolError("binary_file", f"{file.path} is a binary file; not outlined")
         found = cache.definitions(file.key, data, file.language)
-        holder.append(show_definitions(file.path, data, found))
+        shown: list[ShownDefinition] = []
+        done = 0
+        while done < len(found) and _shown_bytes(shown) <= MAX_OUTPUT_BYTES:
+            shown += show_definitions(file.path, data, found[done : done + _CHUNK])
+            done += _CHUNK
+        holder.append((shown, max(0, len(found) - done)))
 
     visit_file(handle, visit)
     return holder[0]
@@ -127,12 +138,13 @@ async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> 
     if handle.stat.st_size > MAX_FILE_BYTES:
         raise too_large(rel)
     decision = await approve(ctx, "outline", handle)
-    items = await asyncio.to_thread(_one_file, handle, cache)
+    items, unread = await asyncio.to_thread(_one_file, handle, cache)
     if not items:
         return ToolResult(f"[no definitions in {rel}]", path=rel, decision=decision)
-    head = f"[untrusted outline of {rel}: {len(items):,} definition(s)]"
+    total = len(items) + unread
+    head = f"[untrusted outline of {rel}: {total:,} definition(s)]"
     more = "use find_symbol or read_file for the rest"
-    return _result(head, items, len(items), more, rel, decision)
+    return _result(head, items, total, more, rel, decision)
 
 
 async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:

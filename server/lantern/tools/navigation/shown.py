@@ -1,19 +1,22 @@
 """Definitions and uses as the model sees them: lines from the redacted text only.
 
 The code engine parses the file's own bytes (a secret changes no line and no name), but
-everything shown comes from the text redacted as `read_file` would redact it
-(`workspace/text.hit_texts`): a use is shown as its redacted line, and a definition's
-signature is the engine's one-line signature only when redaction changed none of the
-definition's first `HEADER_LINES` lines and nothing in the signature itself; otherwise
-it is the redacted first line. A definition or use whose name is not visible in its
-redacted line, clear of every redacted part (a name inside a key block, or a token that
-reads as an identifier), is not shown at all: nothing about it may leak.
+everything shown comes from the text redacted as `read_file` would redact it: a use is
+shown as its redacted line, and a definition's signature is the engine's one-line
+header only when redaction changed none of the definition's first `HEADER_LINES` lines
+and nothing in the signature itself (all signatures of a file are redacted in one
+call); otherwise it is the definition's redacted lines up to its name, on one line. A
+definition or use whose name is not visible in a redacted line, clear of every redacted
+part (a name inside a key block, or a token that reads as an identifier), is not shown
+at all: nothing about it may leak.
+
+A few lines are redacted with their context (`workspace/text.hit_texts`); when many are
+wanted (an outline), the whole text is redacted once (`workspace/text.whole_lines`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lantern.code.definitions import Definition
@@ -21,11 +24,12 @@ from lantern.errors import ToolError
 from lantern.tools.ripgrep.recheck import changed_spans
 from lantern.tools.ripgrep.result_filter import display
 from lantern.workspace.redact.redactor import redact
-from lantern.workspace.text import HitLine, escape_content, hit_texts
+from lantern.workspace.text import escape_content, hit_texts, whole_lines
 
-HEADER_LINES = 16  # a signature is taken from at most this many lines of its definition
+HEADER_LINES = 16  # a signature is checked against at most this many lines of its definition
 MAX_SIGNATURE_CHARS = 300
 MAX_USE_CHARS = 300  # as search's MAX_MATCH_CHARS
+WHOLE_FILE_AT = 200  # from this many wanted lines on, the whole text is redacted once
 
 
 @dataclass(frozen=True)
@@ -45,79 +49,126 @@ class ShownUse:
     redactions: int
 
 
-def _word(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+class _Lines:
+    """Lines of one file, each as decoded and as redacted (1-based)."""
+
+    def __init__(self, data: bytes, numbers: set[int]) -> None:
+        self._pairs: dict[int, tuple[str, str]] = {}
+        try:
+            if len(numbers) >= WHOLE_FILE_AT:
+                originals, redacted = whole_lines(data)
+                self._pairs = {
+                    n: (originals[n - 1], redacted[n - 1]) for n in numbers if n <= len(originals)
+                }
+            else:
+                found, _ = hit_texts(data, numbers)
+                self._pairs = {n: (hit.original, hit.redacted) for n, hit in found.items()}
+        except ToolError:  # binary: read_file would refuse it too
+            pass
+
+    def get(self, number: int) -> tuple[str, str] | None:
+        return self._pairs.get(number)
 
 
-def visible(hit: HitLine, name: str) -> bool:
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
+
+
+def _word_at(text: str, name: str) -> list[tuple[int, int]]:
+    """Where `name` stands as a whole word in `text`."""
+    found: list[tuple[int, int]] = []
+    pos = text.find(name)
+    while pos >= 0:
+        end = pos + len(name)
+        before = text[pos - 1] if pos else ""
+        after = text[end] if end < len(text) else ""
+        if not (before and _is_word(before)) and not (after and _is_word(after)):
+            found.append((pos, end))
+        pos = text.find(name, pos + 1)
+    return found
+
+
+def visible(original: str, redacted: str, name: str) -> bool:
     """Whether `name` stands as a whole word in the redacted line, neither inside nor
     touching a part redaction changed (so it is the file's own text there too)."""
-    spans = changed_spans(hit.original, hit.redacted)
-    for match in _word(name).finditer(hit.redacted):
-        start, end = match.span()
-        if all(end < low or high < start for low, high in spans):
-            return True
-    return False
+    words = _word_at(redacted, name)
+    if original == redacted or not words:
+        return bool(words)
+    spans = changed_spans(original, redacted)
+    return any(all(end < low or high < start for low, high in spans) for start, end in words)
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _signature(d: Definition, found: dict[int, HitLine]) -> str:
-    last = min(d.end, d.start + HEADER_LINES - 1)
-    changed = any(
-        hit.redacted != hit.original
-        for n in range(d.start, last + 1)
-        if (hit := found.get(n)) is not None
-    )
-    signature = " ".join(d.signature.split())
-    if changed or redact(signature).text != signature:
-        signature = " ".join(found[d.start].redacted.split())
+def _window(d: Definition) -> range:
+    return range(d.start, min(d.end, d.start + HEADER_LINES - 1) + 1)
+
+
+def _name_line(d: Definition, lines: _Lines) -> int | None:
+    """The first line of the definition's header where its name is visible once redacted."""
+    name = d.name.rsplit(".", 1)[-1]
+    for number in _window(d):
+        pair = lines.get(number)
+        if pair is not None and visible(*pair, name):
+            return number
+    return None
+
+
+def _signature(d: Definition, lines: _Lines, upto: int, clean: bool) -> str:
+    """The engine's signature when nothing around it was redacted, else the redacted lines
+    from the start to the name's line, on one line."""
+    changed = any(pair[0] != pair[1] for n in _window(d) if (pair := lines.get(n)) is not None)
+    if clean and not changed:
+        signature = d.signature
+    else:
+        parts = [pair[1] for n in range(d.start, upto + 1) if (pair := lines.get(n))]
+        signature = " ".join(" ".join(parts).split())
     return escape_content(_cut(signature, MAX_SIGNATURE_CHARS))
 
 
-def _texts(data: bytes, numbers: Iterable[int]) -> dict[int, HitLine]:
-    try:
-        found, _ = hit_texts(data, numbers)
-    except ToolError:  # binary: read_file would refuse it too
-        return {}
-    return found
+def _clean(definitions: Sequence[Definition]) -> list[tuple[bool, bool]]:
+    """For each definition: whether redaction leaves its signature and its name alone
+    (all of them redacted in one call: redaction keeps lines)."""
+    texts = [" ".join(d.signature.split()) for d in definitions]
+    names = [d.name for d in definitions]
+    out = redact("\n".join(texts + names)).text.split("\n")
+    count = len(definitions)
+    return [(out[i] == texts[i], out[count + i] == names[i]) for i in range(count)]
 
 
 def show_definitions(
     path: str, data: bytes, definitions: Sequence[Definition]
 ) -> list[ShownDefinition]:
     """The definitions of one file that may be shown, each as its line."""
-    numbers: set[int] = set()
-    for d in definitions:
-        numbers.update(range(d.start, min(d.end, d.start + HEADER_LINES - 1) + 1))
-    found = _texts(data, numbers)
-    shown: list[ShownDefinition] = []
+    if not definitions:
+        return []
+    numbers = {n for d in definitions for n in _window(d)}
+    lines = _Lines(data, numbers)
     named = display(path)
-    for d in definitions:
-        head = found.get(d.start)
-        if head is None or redact(d.name).text != d.name:
+    shown: list[ShownDefinition] = []
+    for d, (clean, name_ok) in zip(definitions, _clean(definitions), strict=True):
+        upto = _name_line(d, lines) if name_ok else None
+        if upto is None:
             continue
-        if not visible(head, d.name.rsplit(".", 1)[-1]):
-            continue
-        signature = _signature(d, found)
+        signature = _signature(d, lines, upto, clean)
         kind, name = escape_content(d.kind), escape_content(d.name)
         text = f"{named}:{d.start}-{d.end} {kind} {name}  {signature}".rstrip()
         shown.append(ShownDefinition(path, d, text, signature.count("[REDACTED:")))
     return shown
 
 
-def show_uses(path: str, data: bytes, lines: dict[int, bool], name: str) -> list[ShownUse]:
-    """Uses of `name` on `lines` (line → whether a definition is there), each line once,
-    shown redacted; a line whose use is not visible once redacted is left out."""
-    found = _texts(data, lines)
+def show_uses(path: str, data: bytes, found: dict[int, bool], name: str) -> list[ShownUse]:
+    """Uses of `name` on `found`'s lines (line → whether a definition is there), each line
+    once, shown redacted; a line whose use is not visible once redacted is left out."""
+    lines = _Lines(data, set(found))
     word = name.rsplit(".", 1)[-1]
     shown: list[ShownUse] = []
-    for number in sorted(lines):
-        hit = found.get(number)
-        if hit is None or not visible(hit, word):
+    for number in sorted(found):
+        pair = lines.get(number)
+        if pair is None or not visible(*pair, word):
             continue
-        text = _cut(hit.shown, MAX_USE_CHARS)
-        shown.append(ShownUse(path, number, text, lines[number], text.count("[REDACTED:")))
+        text = escape_content(_cut(pair[1], MAX_USE_CHARS))
+        shown.append(ShownUse(path, number, text, found[number], text.count("[REDACTED:")))
     return shown
