@@ -3,9 +3,9 @@
 The code engine parses the file's own bytes (a secret changes no line and no name), but
 everything shown comes from the text redacted as `read_file` would redact it: a use is
 shown as its redacted line, and a definition's signature is the engine's one-line
-header only when redaction changed none of the definition's first `HEADER_LINES` lines
-and nothing in the signature itself (all signatures of a file are redacted in one
-call); otherwise it is the definition's redacted lines up to its name, on one line. A
+header only when redaction changed none of the header's lines (and the line after) and
+nothing in the signature itself (all signatures of a file are redacted in one call);
+otherwise it is the definition's redacted lines up to its name, on one line. A
 definition or use whose name is not visible in a redacted line, clear of every redacted
 part (a name inside a key block, or a token that reads as an identifier), is not shown
 at all: nothing about it may leak.
@@ -23,10 +23,10 @@ from lantern.code.definitions import Definition
 from lantern.errors import ToolError
 from lantern.tools.ripgrep.recheck import changed_spans
 from lantern.tools.ripgrep.result_filter import display
+from lantern.workspace.lines import split_lines
 from lantern.workspace.redact.redactor import redact
 from lantern.workspace.text import escape_content, hit_texts, whole_lines
 
-HEADER_LINES = 16  # a signature is checked against at most this many lines of its definition
 MAX_SIGNATURE_CHARS = 300
 MAX_USE_CHARS = 300  # as search's MAX_MATCH_CHARS
 WHOLE_FILE_AT = 200  # from this many wanted lines on, the whole text is redacted once
@@ -102,24 +102,36 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _window(d: Definition) -> range:
-    return range(d.start, min(d.end, d.start + HEADER_LINES - 1) + 1)
+def _window(d: Definition, raw: list[bytes]) -> range:
+    """The lines the definition's signature was taken from (its header), and one more:
+    where the header ends is found by laying the file's lines, whitespace collapsed as
+    the engine collapses it, along the signature until they are as long."""
+    want = len(d.signature.removesuffix("…"))
+    have = -1
+    last = d.start
+    while last <= min(d.end, len(raw)):
+        line = " ".join(raw[last - 1].decode("utf-8", "replace").split())
+        have += len(line) + 1 if line else 0
+        if have >= want:
+            break
+        last += 1
+    return range(d.start, min(d.end, last + 1) + 1)
 
 
-def _name_line(d: Definition, lines: _Lines) -> int | None:
+def _name_line(d: Definition, lines: _Lines, window: range) -> int | None:
     """The first line of the definition's header where its name is visible once redacted."""
     name = d.name.rsplit(".", 1)[-1]
-    for number in _window(d):
+    for number in window:
         pair = lines.get(number)
         if pair is not None and visible(*pair, name):
             return number
     return None
 
 
-def _signature(d: Definition, lines: _Lines, upto: int, clean: bool) -> str:
-    """The engine's signature when nothing around it was redacted, else the redacted lines
-    from the start to the name's line, on one line."""
-    changed = any(pair[0] != pair[1] for n in _window(d) if (pair := lines.get(n)) is not None)
+def _signature(d: Definition, lines: _Lines, window: range, upto: int, clean: bool) -> str:
+    """The engine's signature when nothing in its header was redacted, else the redacted
+    lines from the start to the name's line, on one line."""
+    changed = any(pair[0] != pair[1] for n in window if (pair := lines.get(n)) is not None)
     if clean and not changed:
         signature = d.signature
     else:
@@ -144,15 +156,17 @@ def show_definitions(
     """The definitions of one file that may be shown, each as its line."""
     if not definitions:
         return []
-    numbers = {n for d in definitions for n in _window(d)}
-    lines = _Lines(data, numbers)
+    raw = split_lines(data)
+    windows = [_window(d, raw) for d in definitions]
+    lines = _Lines(data, {n for window in windows for n in window})
     named = display(path)
     shown: list[ShownDefinition] = []
-    for d, (clean, name_ok) in zip(definitions, _clean(definitions), strict=True):
-        upto = _name_line(d, lines) if name_ok else None
+    checks = zip(definitions, windows, _clean(definitions), strict=True)
+    for d, window, (clean, name_ok) in checks:
+        upto = _name_line(d, lines, window) if name_ok else None
         if upto is None:
             continue
-        signature = _signature(d, lines, upto, clean)
+        signature = _signature(d, lines, window, upto, clean)
         kind, name = escape_content(d.kind), escape_content(d.name)
         text = f"{named}:{d.start}-{d.end} {kind} {name}  {signature}".rstrip()
         shown.append(ShownDefinition(path, d, text, signature.count("[REDACTED:")))
