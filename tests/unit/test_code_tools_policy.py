@@ -258,3 +258,15 @@ async def test_a_file_outline_is_approved_like_a_read_of_it(
     assert inner.asked == 1
     assert not (await call(ctx, "outline", path=".")).is_error  # a folder: asked
     assert inner.asked == 2
+
+
+@pytest.mark.parametrize("tool", CODE_TOOLS)
+async def test_an_unsupported_file_is_refused_before_anyone_is_asked(
+    ws: Path, grants: WorkspaceGrants, tool: str
+) -> None:
+    write(ws, "notes.md", f"def {CANARY_FN}(): {PAYLOAD}\n")
+    inner = Recorder(Decision.ALLOW_ONCE)
+    args = {"path": "notes.md"} if tool == "outline" else {"name": CANARY_FN, "path": "notes.md"}
+    result = await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants)))
+    assert result.code == "unsupported_language" and inner.asked == 0
+    assert PAYLOAD not in result.content

@@ -19,7 +19,7 @@ from lantern.tools.arguments import ToolArgs
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.find_symbol import summarize
 from lantern.tools.navigation.caches import cache_for
-from lantern.tools.navigation.files import Loaded, walk_all, walk_notes
+from lantern.tools.navigation.files import Loaded, file_language, walk_all, walk_notes
 from lantern.tools.navigation.shown import ShownUse, show_uses
 from lantern.tools.navigation.symbols import MAX_NAME_CHARS, last_segment, symbol_name
 from lantern.tools.ripgrep.result_filter import display, open_targets
@@ -79,6 +79,8 @@ async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolRes
     found = _Found(args.name, cache_for(ctx.code_cache))
     try:
         where = "." if len(targets) > 1 else targets[0].rel
+        for handle in opened:
+            file_language(handle)  # a file: known language, within the cap, or refused now
         decision = await approve(
             ctx, "find_references", opened[0], folder=True, path=where, pattern=args.name
         )

@@ -18,7 +18,7 @@ from lantern.code.cache import ParseCache
 from lantern.tools.arguments import ToolArgs, shown
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.navigation.caches import cache_for
-from lantern.tools.navigation.files import Loaded, walk_all, walk_notes
+from lantern.tools.navigation.files import Loaded, file_language, walk_all, walk_notes
 from lantern.tools.navigation.shown import ShownDefinition, show_definitions
 from lantern.tools.navigation.symbols import (
     MAX_NAME_CHARS,
@@ -93,6 +93,8 @@ async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     found = _Found(args.name, cache_for(ctx.code_cache))
     try:
         where = "." if len(targets) > 1 else targets[0].rel
+        for handle in opened:
+            file_language(handle)  # a file: known language, within the cap, or refused now
         decision = await approve(
             ctx, "find_symbol", opened[0], folder=True, path=where, pattern=args.name
         )

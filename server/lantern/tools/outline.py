@@ -20,15 +20,13 @@ from typing import Any
 from pydantic import Field
 
 from lantern.code.cache import ParseCache
-from lantern.code.languages import language_for
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import (
     Loaded,
-    too_large,
-    unsupported,
+    file_language,
     visit_file,
     walk_all,
     walk_notes,
@@ -37,7 +35,7 @@ from lantern.tools.navigation.shown import ShownDefinition, show_definitions
 from lantern.tools.ripgrep.result_filter import open_targets
 from lantern.workspace.lines import looks_binary
 from lantern.workspace.roots import Opened
-from lantern.workspace.text import MAX_FILE_BYTES, MAX_OUTPUT_BYTES
+from lantern.workspace.text import MAX_OUTPUT_BYTES
 
 _CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
 DESCRIPTION = (
@@ -133,10 +131,7 @@ def _one_file(handle: Opened, cache: ParseCache) -> tuple[list[ShownDefinition],
 
 async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> ToolResult:
     rel = handle.target.rel
-    if language_for(handle.target.parts[-1]) is None:
-        raise unsupported(rel)
-    if handle.stat.st_size > MAX_FILE_BYTES:
-        raise too_large(rel)
+    file_language(handle)  # a known language, within the cap, or refused before asking
     decision = await approve(ctx, "outline", handle)
     items, unread = await asyncio.to_thread(_one_file, handle, cache)
     if not items:

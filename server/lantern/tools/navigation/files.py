@@ -133,13 +133,23 @@ def _visit_names(
     return walked
 
 
-def visit_file(handle: Opened, visit: Visit) -> None:
-    """A single file the tool was pointed at (its handle passed every check)."""
+def file_language(handle: Opened) -> str | None:
+    """The language of a file handle the tool was pointed at; None for a folder. A file in
+    an unknown language or over the size cap is refused (before anyone is asked)."""
+    if stat.S_ISDIR(handle.stat.st_mode):
+        return None
     language = language_for(handle.target.parts[-1]) if handle.target.parts else None
     if language is None:
         raise unsupported(handle.target.rel)
     if handle.stat.st_size > MAX_FILE_BYTES:
         raise too_large(handle.target.rel)
+    return language
+
+
+def visit_file(handle: Opened, visit: Visit) -> None:
+    """A single file the tool was pointed at (its handle passed every check)."""
+    language = file_language(handle)
+    assert language is not None
     visit(Loaded(handle.target.rel, language, handle.fd, handle.stat))
 
 
