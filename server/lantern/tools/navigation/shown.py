@@ -28,6 +28,7 @@ from lantern.workspace.redact.redactor import redact
 from lantern.workspace.text import escape_content, hit_texts, whole_lines
 
 MAX_SIGNATURE_CHARS = 300
+MAX_NAME_CHARS = 200  # a qualified name (minified code has very long ones)
 MAX_USE_CHARS = 300  # as search's MAX_MATCH_CHARS
 WHOLE_FILE_AT = 200  # from this many wanted lines on, the whole text is redacted once
 
@@ -167,7 +168,7 @@ def show_definitions(
         if upto is None:
             continue
         signature = _signature(d, lines, window, upto, clean)
-        kind, name = escape_content(d.kind), escape_content(d.name)
+        kind, name = escape_content(d.kind), escape_content(_cut(d.name, MAX_NAME_CHARS))
         text = f"{named}:{d.start}-{d.end} {kind} {name}  {signature}".rstrip()
         shown.append(ShownDefinition(path, d, text, signature.count("[REDACTED:")))
     return shown
