@@ -119,3 +119,18 @@ async def test_an_empty_or_definition_free_file(tmp_path: Path) -> None:
     result = await outline(tmp_path, "empty.py")
     assert not result.is_error and result.content == "[no definitions in empty.py]"
     assert result.seen == []
+
+
+async def test_every_root_of_a_multi_root_workspace(tmp_path: Path) -> None:
+    for name in ("api", "web"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "api" / "server.py").write_text("def serve(): pass\n", "utf-8")
+    (tmp_path / "web" / "client.js").write_text("function fetchAll() {}\n", "utf-8")
+    ctx = ToolContext(Workspace([tmp_path / "api", tmp_path / "web"]), Fixed(Decision.ALLOW_ONCE))
+    result = await run_tool("outline", {"path": "."}, ctx)
+    assert rows(result) == [
+        "api/server.py:1-1 function serve  def serve():",
+        "web/client.js:1-1 function fetchAll  function fetchAll()",
+    ]
+    found = await run_tool("find_symbol", {"name": "fetchAll"}, ctx)
+    assert rows(found) == ["web/client.js:1-1 function fetchAll  function fetchAll()"]
