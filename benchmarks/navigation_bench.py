@@ -126,7 +126,9 @@ def generate(root: Path, files: int) -> None:
                 f"\nexport class {NEEDLE} {{}}\n" if script else f"\n\nclass {NEEDLE}:\n    pass\n"
             )
         if script:
-            (folder / f"m{i}.js").write_text(_script(rng, extra), "utf-8")
+            (folder / f"m{i}.ts" if i % 8 == 3 else folder / f"m{i}.js").write_text(
+                _script(rng, extra), "utf-8"
+            )
         else:
             (folder / f"m{i}.py").write_text(_python(rng, extra), "utf-8")
         if i % 50 == 0:  # a mention in prose and in a comment: rg finds them, no definition

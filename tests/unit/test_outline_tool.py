@@ -17,15 +17,17 @@ from lantern.workspace.text import MAX_OUTPUT_BYTES
 FIXTURES: dict[str, tuple[str, list[str]]] = {
     "shapes.py": (
         'import os\n\nLIMIT = 10\n\n\nclass Shape:\n    """A shape."""\n\n'
-        "    def area(self) -> float:\n        return 0.0\n\n\n"
+        "    def area(self) -> float:\n        return 0.0\n\n"
+        "    @property\n    def name(self) -> str:\n        return 'shape'\n\n\n"
         "def make(kind: str, *, size: int = 1) -> Shape:\n"
         "    def inner():\n        return kind\n    return Shape()\n",
         [
             "shapes.py:3-3 constant LIMIT  LIMIT = 10",
-            "shapes.py:6-10 class Shape  class Shape:",
+            "shapes.py:6-14 class Shape  class Shape:",
             "shapes.py:9-10 method Shape.area  def area(self) -> float:",
-            "shapes.py:13-16 function make  def make(kind: str, *, size: int = 1) -> Shape:",
-            "shapes.py:14-15 function make.inner  def inner():",
+            "shapes.py:12-14 method Shape.name  @property def name(self) -> str:",
+            "shapes.py:17-20 function make  def make(kind: str, *, size: int = 1) -> Shape:",
+            "shapes.py:18-19 function make.inner  def inner():",
         ],
     ),
     "shapes.js": (
@@ -38,6 +40,33 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
             "shapes.js:4-6 method Shape.constructor  constructor(sides)",
             "shapes.js:8-10 method Shape.area  area()",
             "shapes.js:13-15 function make  function make(kind, size = 1)",
+        ],
+    ),
+    "shapes.ts": (
+        'export interface Shape {\n  area(): number;\n}\n\nexport type Kind = "a" | "b";\n\n'
+        "export enum Color {\n  Red,\n}\n\nexport class Square implements Shape {\n"
+        "  constructor(private side: number) {}\n\n  area(): number {\n"
+        "    return this.side ** 2;\n  }\n}\n\n"
+        "export function make(kind: Kind, size = 1): Shape {\n  return new Square(size);\n}\n",
+        [
+            "shapes.ts:1-3 interface Shape  interface Shape",
+            "shapes.ts:2-2 method Shape.area  area(): number",
+            'shapes.ts:5-5 type Kind  type Kind = "a" | "b";',
+            "shapes.ts:7-9 enum Color  enum Color",
+            "shapes.ts:11-17 class Square  class Square implements Shape",
+            "shapes.ts:12-12 method Square.constructor  constructor(private side: number)",
+            "shapes.ts:14-16 method Square.area  area(): number",
+            "shapes.ts:19-21 function make  function make(kind: Kind, size = 1): Shape",
+        ],
+    ),
+    "view.tsx": (
+        "type Props = { name: string };\n\nexport function Hello({ name }: Props) {\n"
+        "  return <div>{name}</div>;\n}\n\n"
+        "export const Button = (props: Props) => <button>{props.name}</button>;\n",
+        [
+            "view.tsx:1-1 type Props  type Props = { name: string };",
+            "view.tsx:3-5 function Hello  function Hello({ name }: Props)",
+            "view.tsx:7-7 function Button  const Button = (props: Props) =>",
         ],
     ),
 }
