@@ -11,7 +11,8 @@ part (a name inside a key block, or a token that reads as an identifier), is not
 at all: nothing about it may leak.
 
 A few lines are redacted with their context (`workspace/text.hit_texts`); when many are
-wanted (an outline), the whole text is redacted once (`workspace/text.whole_lines`).
+wanted (an outline), the text up to one line past the last of them is redacted at once
+(`workspace/text.whole_lines`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lantern.code.definitions import Definition
 from lantern.errors import ToolError
 from lantern.tools.ripgrep.recheck import changed_spans
 from lantern.tools.ripgrep.result_filter import display
-from lantern.workspace.lines import split_lines
+from lantern.workspace.lines import line_start, split_lines
 from lantern.workspace.redact.redactor import redact
 from lantern.workspace.text import escape_content, hit_texts, whole_lines
 
@@ -57,7 +58,9 @@ class _Lines:
         self._pairs: dict[int, tuple[str, str]] = {}
         try:
             if len(numbers) >= WHOLE_FILE_AT:
-                originals, redacted = whole_lines(data)
+                # Up to one line past the last one wanted (the context hit_texts keeps too).
+                end = line_start(data, max(numbers) + 2)
+                originals, redacted = whole_lines(data if end is None else data[:end])
                 self._pairs = {
                     n: (originals[n - 1], redacted[n - 1]) for n in numbers if n <= len(originals)
                 }
