@@ -79,7 +79,7 @@ def _hostile() -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("language", ["python", "javascript", "typescript", "tsx"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_hostile_input_never_raises(language: str) -> None:
     for name, source in _hostile().items():
         found = definitions(source, language)
