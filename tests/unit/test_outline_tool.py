@@ -69,6 +69,154 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
             "view.tsx:7-7 function Button  const Button = (props: Props) =>",
         ],
     ),
+    "shapes.go": (
+        (
+            "package shapes\n"
+            "\n"
+            "const Limit = 10\n"
+            "\n"
+            "type Shape interface {\n"
+            "\tArea() float64\n"
+            "}\n"
+            "\n"
+            "type Square struct {\n"
+            "\tSide float64\n"
+            "}\n"
+            "\n"
+            "func (s Square) Area() float64 {\n"
+            "\treturn s.Side * s.Side\n"
+            "}\n"
+            "\n"
+            "func Make(side float64) Square {\n"
+            "\treturn Square{Side: side}\n"
+            "}\n"
+        ),
+        [
+            "shapes.go:3-3 constant Limit  const Limit = 10",
+            "shapes.go:5-7 interface Shape  type Shape interface",
+            "shapes.go:6-6 method Shape.Area  Area() float64",
+            "shapes.go:9-11 struct Square  type Square struct",
+            "shapes.go:13-15 method Square.Area  func (s Square) Area() float64",
+            "shapes.go:17-19 function Make  func Make(side float64) Square",
+        ],
+    ),
+    "shapes.rs": (
+        (
+            "pub const LIMIT: u32 = 10;\n"
+            "\n"
+            "pub trait Shape {\n"
+            "    fn area(&self) -> f64;\n"
+            "}\n"
+            "\n"
+            "pub struct Square {\n"
+            "    side: f64,\n"
+            "}\n"
+            "\n"
+            "impl Shape for Square {\n"
+            "    fn area(&self) -> f64 {\n"
+            "        self.side * self.side\n"
+            "    }\n"
+            "}\n"
+            "\n"
+            "pub enum Kind {\n"
+            "    Round,\n"
+            "}\n"
+            "\n"
+            "pub fn make(side: f64) -> Square {\n"
+            "    Square { side }\n"
+            "}\n"
+        ),
+        [
+            "shapes.rs:1-1 constant LIMIT  pub const LIMIT: u32 = 10;",
+            "shapes.rs:3-5 trait Shape  pub trait Shape",
+            "shapes.rs:4-4 method Shape.area  fn area(&self) -> f64;",
+            "shapes.rs:7-9 struct Square  pub struct Square",
+            "shapes.rs:12-14 method Square.area  fn area(&self) -> f64",
+            "shapes.rs:17-19 enum Kind  pub enum Kind",
+            "shapes.rs:21-23 function make  pub fn make(side: f64) -> Square",
+        ],
+    ),
+    "Shapes.java": (
+        (
+            "package shapes;\n"
+            "\n"
+            "public class Shapes {\n"
+            "    static final int LIMIT = 10;\n"
+            "\n"
+            "    interface Shape {\n"
+            "        double area();\n"
+            "    }\n"
+            "\n"
+            "    enum Kind { ROUND, SQUARE }\n"
+            "\n"
+            "    public static Shape make(double side) {\n"
+            "        return () -> side * side;\n"
+            "    }\n"
+            "}\n"
+        ),
+        [
+            "Shapes.java:3-15 class Shapes  public class Shapes",
+            "Shapes.java:4-4 constant Shapes.LIMIT  static final int LIMIT = 10;",
+            "Shapes.java:6-8 interface Shapes.Shape  interface Shape",
+            "Shapes.java:7-7 method Shapes.Shape.area  double area();",
+            "Shapes.java:10-10 enum Shapes.Kind  enum Kind",
+            "Shapes.java:12-14 method Shapes.make  public static Shape make(double side)",
+        ],
+    ),
+    "shapes.c": (
+        (
+            "#include <stdio.h>\n"
+            "\n"
+            "#define LIMIT 10\n"
+            "\n"
+            "struct square {\n"
+            "    double side;\n"
+            "};\n"
+            "\n"
+            "typedef struct square square_t;\n"
+            "\n"
+            "double area(const square_t *s) {\n"
+            "    return s->side * s->side;\n"
+            "}\n"
+            "\n"
+            "static int helper(int x);\n"
+        ),
+        [
+            "shapes.c:3-3 constant LIMIT  #define LIMIT 10",
+            "shapes.c:5-7 struct square  struct square",
+            "shapes.c:9-9 type square_t  typedef struct square square_t;",
+            "shapes.c:11-13 function area  double area(const square_t *s)",
+        ],
+    ),
+    "shapes.cpp": (
+        (
+            "#include <string>\n"
+            "\n"
+            "namespace shapes {\n"
+            "\n"
+            "class Square {\n"
+            "public:\n"
+            "    explicit Square(double side) : side_(side) {}\n"
+            "    double area() const { return side_ * side_; }\n"
+            "private:\n"
+            "    double side_;\n"
+            "};\n"
+            "\n"
+            "double Square_area(const Square& s) {\n"
+            "    return s.area();\n"
+            "}\n"
+            "\n"
+            "}  // namespace shapes\n"
+        ),
+        [
+            "shapes.cpp:3-17 namespace shapes  namespace shapes",
+            "shapes.cpp:5-11 class shapes.Square  class Square",
+            "shapes.cpp:7-7 method shapes.Square.Square  "
+            "explicit Square(double side) : side_(side)",
+            "shapes.cpp:8-8 method shapes.Square.area  double area() const",
+            "shapes.cpp:13-15 function shapes.Square_area  double Square_area(const Square& s)",
+        ],
+    ),
 }
 
 
@@ -163,3 +311,23 @@ async def test_every_root_of_a_multi_root_workspace(tmp_path: Path) -> None:
     ]
     found = await run_tool("find_symbol", {"name": "fetchAll"}, ctx)
     assert rows(found) == ["web/client.js:1-1 function fetchAll  function fetchAll()"]
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+async def test_every_definition_is_found_by_name_and_marked_among_its_uses(
+    tmp_path: Path, name: str
+) -> None:
+    """Per language: find_symbol of each qualified name lists that definition first, and
+    find_references of its last part marks the definition's line (a decorated one's
+    name is below its first line)."""
+    source, expected = FIXTURES[name]
+    (tmp_path / name).write_text(source, "utf-8")
+    ctx = ctx_for(tmp_path)
+    for line in expected:
+        qualified = line.split(" ", 3)[2]
+        start, end = map(int, line.split(":", 1)[1].split(" ", 1)[0].split("-"))
+        found = await run_tool("find_symbol", {"name": qualified}, ctx)
+        assert rows(found)[0] == line, (qualified, found.content)
+        uses = rows(await run_tool("find_references", {"name": qualified}, ctx))
+        marked = [u for u in uses if start <= int(u.split(":")[1]) <= end]
+        assert marked and marked[0].endswith(" [definition]"), (qualified, uses)
