@@ -241,9 +241,12 @@ async def test_a_file_outline_lists_every_definition(tmp_path: Path, name: str) 
     assert rows(result) == expected
     head = result.content.splitlines()[0]
     assert head == f"[untrusted outline of {name}: {len(expected)} definition(s)]"
-    # Each definition's first line counts as seen (an answer may cite it).
-    starts = [int(line.split(":", 1)[1].split("-", 1)[0]) for line in expected]
-    assert [(s.path, s.start, s.end) for s in result.seen] == [(name, n, n) for n in starts]
+    # Each definition's lines up to its name count as seen (an answer may cite them).
+    spans = [line.split(":", 1)[1].split(" ", 1)[0].split("-") for line in expected]
+    assert [(s.path, s.start) for s in result.seen] == [(name, int(a)) for a, _ in spans]
+    assert all(s.start <= s.end <= int(b) for s, (_, b) in zip(result.seen, spans, strict=True))
+    if name == "shapes.py":  # `@property` on line 12, `def name` on line 13
+        assert ("shapes.py", 12, 13) in [(s.path, s.start, s.end) for s in result.seen]
 
 
 async def test_a_folder_outline_ranks_shallow_files_and_busy_files_first(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     ranked = _ranked(found)
     content = _render(args.name, where, ranked)
     kept = ranked[:MAX_DEFINITIONS]
-    seen = [SeenSpan(item.path, item.definition.start, item.definition.start) for item in kept]
+    seen = [SeenSpan(item.path, item.definition.start, item.name_line) for item in kept]
     redactions = sum(item.redactions for item in kept)
     if redactions:
         extra.insert(0, f"[redacted {redactions} secret(s)]")

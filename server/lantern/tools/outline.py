@@ -98,7 +98,7 @@ def _result(
     redactions = sum(item.redactions for item in kept)
     if redactions:
         lines.append(f"[redacted {redactions} secret(s)]")
-    seen = [SeenSpan(item.path, item.definition.start, item.definition.start) for item in kept]
+    seen = [SeenSpan(item.path, item.definition.start, item.name_line) for item in kept]
     return ToolResult(
         "\n".join(lines), path=where, decision=decision, seen=seen, redactions=redactions
     )

@@ -40,6 +40,7 @@ class ShownDefinition:
     definition: Definition
     line: str  # `path:START-END KIND NAME  SIGNATURE`, escaped and redacted
     redactions: int
+    name_line: int  # the line its name is on: lines START..name_line were shown (seen)
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def show_definitions(
         signature = _signature(d, lines, window, upto, clean)
         kind, name = escape_content(d.kind), escape_content(_cut(d.name, MAX_NAME_CHARS))
         text = f"{named}:{d.start}-{d.end} {kind} {name}  {signature}".rstrip()
-        shown.append(ShownDefinition(path, d, text, signature.count("[REDACTED:")))
+        shown.append(ShownDefinition(path, d, text, signature.count("[REDACTED:"), upto))
     return shown
 
 
