@@ -25,6 +25,7 @@ from lantern.code.text import LineTable
 
 _WORD = rb"[A-Za-z0-9_$\x80-\xff]"
 _WORD_BYTE = re.compile(_WORD)
+_NAME = re.compile(_WORD + rb"+")
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,12 @@ def find_uses(
 ) -> list[Use]:
     """The uses of `name` (a bare identifier) given a file's line table, identifier index
     and the starts of its definitions' names."""
-    if not name:
-        return []
+    word = name.encode("utf-8")
+    if not _NAME.fullmatch(word):
+        return []  # not one identifier (`a.b`, `~A`, empty): no token is that text
     # The name first, so the regex engine scans for a literal; the byte before is
     # checked here (a lookbehind first would make it try every position).
-    pattern = re.compile(re.escape(name.encode("utf-8")) + rb"(?!" + _WORD + rb")")
+    pattern = re.compile(re.escape(word) + rb"(?!" + _WORD + rb")")
     found: list[Use] = []
     for match in pattern.finditer(source):
         start = match.start()
