@@ -72,4 +72,6 @@ def test_columns_are_bytes_and_lines_count_a_lone_cr() -> None:
 def test_a_name_that_is_not_a_bare_identifier_finds_nothing() -> None:
     assert uses(PYTHON, "python", "") == []
     assert uses(PYTHON, "python", "Client.retry") == []
+    assert uses(PYTHON, "python", "obj.retry") == []  # in the source, but two tokens
+    assert uses(PYTHON, "python", "retry(") == []
     assert uses(PYTHON, "python", "(") == []

@@ -24,6 +24,8 @@ from lantern.code.pieces import pieces
 from lantern.code.text import LineTable
 
 _WORD = rb"[A-Za-z0-9_$\x80-\xff]"
+_WORD_BYTE = re.compile(_WORD)
+_NAME = re.compile(_WORD + rb"+")
 
 
 @dataclass(frozen=True)
@@ -39,17 +41,18 @@ class Use:
 
 @dataclass(frozen=True)
 class Identifiers:
-    """The byte spans of a tree's identifier tokens, sorted by start."""
+    """Where a tree's identifier tokens start, sorted. (Their ends need not be kept: a
+    whole-word match that starts where an identifier starts ends where it ends, since
+    identifier tokens are made of word characters.)"""
 
     starts: array[int]
-    ends: array[int]
 
     def nbytes(self) -> int:
-        return (self.starts.itemsize + self.ends.itemsize) * len(self.starts)
+        return self.starts.itemsize * len(self.starts)
 
-    def has(self, start: int, end: int) -> bool:
+    def has(self, start: int) -> bool:
         i = bisect_left(self.starts, start)
-        return i < len(self.starts) and self.starts[i] == start and self.ends[i] == end
+        return i < len(self.starts) and self.starts[i] == start
 
 
 _queries: dict[str, tree_sitter.Query] = {}
@@ -79,8 +82,9 @@ def identifiers(tree: tree_sitter.Tree, language: str) -> Identifiers:
         n for piece in whole for n in tree_sitter.QueryCursor(query).captures(piece).get("i", [])
     ]
     nodes.extend(leaf for leaf in leaves if leaf.type in types)
-    spans = sorted((node.start_byte, node.end_byte) for node in nodes)
-    return Identifiers(array("Q", (s for s, _ in spans)), array("Q", (e for _, e in spans)))
+    starts = [node.start_byte for node in nodes]
+    starts.sort()
+    return Identifiers(array("Q", starts))
 
 
 def find_uses(
@@ -92,14 +96,18 @@ def find_uses(
 ) -> list[Use]:
     """The uses of `name` (a bare identifier) given a file's line table, identifier index
     and the starts of its definitions' names."""
-    if not name:
-        return []
-    word = re.escape(name.encode("utf-8"))
-    pattern = re.compile(rb"(?<!" + _WORD + rb")" + word + rb"(?!" + _WORD + rb")")
+    word = name.encode("utf-8")
+    if not _NAME.fullmatch(word):
+        return []  # not one identifier (`a.b`, `~A`, empty): no token is that text
+    # The name first, so the regex engine scans for a literal; the byte before is
+    # checked here (a lookbehind first would make it try every position).
+    pattern = re.compile(re.escape(word) + rb"(?!" + _WORD + rb")")
     found: list[Use] = []
     for match in pattern.finditer(source):
-        start, end = match.span()
-        if tokens.has(start, end):
+        start = match.start()
+        if start and _WORD_BYTE.fullmatch(source, start - 1, start):
+            continue
+        if tokens.has(start):
             found.append(Use(lines.line(start), lines.column(start), start in name_starts))
     return found
 
