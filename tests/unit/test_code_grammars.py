@@ -210,3 +210,28 @@ def test_uses_skip_comments_strings_and_characters(language: str) -> None:
     source, name, expected = USES[language]
     found = [(u.line, u.column, u.is_definition) for u in uses(source, language, name)]
     assert found == expected
+
+
+ALL_FIXTURES = [*sorted(EXPECTED), ("shapes.py.txt", "python"), ("shapes.js", "javascript")]
+
+
+@pytest.mark.parametrize(("fixture", "language"), ALL_FIXTURES)
+def test_every_definition_is_a_marked_use_of_its_name(fixture: str, language: str) -> None:
+    """What `outline` lists and what `find_references` marks as definitions agree."""
+    source = (FIXTURES / fixture).read_bytes()
+    found = definitions(source, language)
+    assert found == sorted(found, key=lambda d: (d.start, d.depth))
+    for definition in found:
+        bare = definition.name.rsplit(".", 1)[-1]
+        if not bare.isidentifier() or bare == "default" or f'"{bare}"' in definition.signature:
+            continue  # `~Box`, `operator==`, `#hidden`, `export default`, `module "virtual"`
+        marked = [u.line for u in uses(source, language, bare) if u.is_definition]
+        assert any(definition.start <= line <= definition.end for line in marked), definition
+    names = {d.name.rsplit(".", 1)[-1] for d in found}
+    for name in names:
+        if name.isidentifier():
+            for use in uses(source, language, name):
+                if use.is_definition:
+                    assert any(
+                        d.start <= use.line <= d.end and d.name.endswith(name) for d in found
+                    )

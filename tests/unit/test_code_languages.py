@@ -69,6 +69,9 @@ def test_parsers_work_from_many_threads_at_once() -> None:
 def _hostile() -> dict[str, bytes]:
     rng = random.Random(19)
     return {
+        "empty": b"",
+        "bom": b"\xef\xbb\xbf",
+        "line ends": b"\r\n\r\r\n\n",
         "random": rng.randbytes(64_000),
         "nul-and-high": bytes(range(256)) * 200,
         "parens": b"x = " + b"(" * 100_000 + b"a" + b")" * 100_000 + b"\n",
