@@ -180,3 +180,32 @@ def test_only_the_most_recent_conversations_keep_a_parse_cache() -> None:
     caches.for_conversation("c")
     assert caches.for_conversation("a") is first
     assert caches.for_conversation("b") is not second
+
+
+async def test_a_conversation_keeps_its_parses_between_questions(ws: Path) -> None:
+    """Through the agent loop: the second question of a conversation finds the files it
+    parsed in the first in the conversation's cache; another conversation has its own."""
+    from lantern.agent.conversation import Conversation
+    from lantern.agent.loop import Agent
+    from lantern.tools.navigation.caches import CACHES
+
+    from tests.fakes.scripted_model import Say, ScriptedModel
+
+    call = {"id": "f1", "name": "find_symbol", "arguments": {"name": "Session"}}
+    # A call repeated in a conversation is not run again ("already returned above").
+    again = {"id": "f2", "name": "find_symbol", "arguments": {"name": "Session", "path": "app"}}
+    answer = Say(content="app/models.py:1")
+    model = ScriptedModel(Say(tool_calls=[call]), answer, Say(tool_calls=[again]), answer)
+    model.add(Say(tool_calls=[call]), answer)
+    agent = Agent(model=model, workspace=Workspace([ws]), approvals=Fixed(Decision.ALLOW_ONCE))
+    conv, other = Conversation(), Conversation()
+    first = await agent.ask("Where is Session?", conv)
+    assert first.references[0].seen
+    cache = CACHES.for_conversation(conv.id)
+    parsed = cache.misses
+    assert parsed >= 2 and cache.hits == 0
+    await agent.ask("And again?", conv)
+    assert cache.misses == parsed and cache.hits >= 2
+    await agent.ask("Where is Session?", other)
+    assert CACHES.for_conversation(other.id) is not cache
+    assert CACHES.for_conversation(other.id).misses == parsed
