@@ -209,3 +209,19 @@ async def test_a_conversation_keeps_its_parses_between_questions(ws: Path) -> No
     await agent.ask("Where is Session?", other)
     assert CACHES.for_conversation(other.id) is not cache
     assert CACHES.for_conversation(other.id).misses == parsed
+
+
+async def test_candidates_over_the_cap_are_said_and_the_shallowest_looked_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "MAX_CANDIDATES", 3)
+    for rel in ("a.py", "b/c.py", "b/d/e.py", "b/d/f/g.py", "b/d/f/h.js"):
+        write(tmp_path, rel, "def run(): pass\n")
+    write(tmp_path, "b/d/f/notes.md", "run run run\n")  # a candidate, but not code
+    result = await call(tmp_path, "find_symbol", name="run")
+    assert [line.split(":", 1)[0] for line in rows(result)] == ["a.py", "b/c.py", "b/d/e.py"]
+    assert result.content.endswith(
+        "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
+    )

@@ -67,7 +67,7 @@ class Walked:
     """What one walk or narrowing looked at."""
 
     files: int = 0  # files opened and handed to the tool
-    left: int = 0  # candidates not looked at (over MAX_CANDIDATES)
+    left: int = 0  # candidates in a known language not looked at (over MAX_CANDIDATES)
     late: bool = False  # ripgrep ran out of time: the list is incomplete
 
 
@@ -113,7 +113,7 @@ def _visit_names(
     rels = sorted((rel for rel in map(split_rel, names) if rel), key=lambda rel: (len(rel), rel))
     for i, rel in enumerate(rels):
         if walked.files >= MAX_CANDIDATES:
-            walked.left = len(rels) - i
+            walked.left = sum(1 for rest in rels[i:] if language_for(rest[-1]) is not None)
             break
         language = language_for(rel[-1])
         if language is None or not check.name_allowed(rel):
