@@ -225,3 +225,16 @@ async def test_candidates_over_the_cap_are_said_and_the_shallowest_looked_at(
     assert result.content.endswith(
         "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
     )
+
+
+async def test_uses_are_capped_and_say_so(tmp_path: Path) -> None:
+    from lantern.tools.find_references import MAX_USES
+
+    write(tmp_path, "many.py", "def tick(): pass\n" + "tick()\n" * (MAX_USES + 50))
+    result = await call(tmp_path, "find_references", name="tick")
+    shown = rows(result)
+    assert len(shown) == MAX_USES
+    assert shown[0] == "many.py:1: def tick(): pass [definition]"
+    assert shown[-1] == f"many.py:{MAX_USES}: tick()"
+    assert result.content.endswith(f"[more uses not shown (at most {MAX_USES}); narrow with path=]")
+    assert len(result.seen) == MAX_USES

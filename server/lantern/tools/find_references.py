@@ -52,13 +52,17 @@ class _Found:
         self.more = False
 
     def visit(self, file: Loaded) -> None:
-        if len(self.uses) > MAX_USES:
+        room = MAX_USES + 1 - len(self.uses)  # one more than shown: to know there is more
+        if room <= 0:
             self.more = True
             return
         found = self.cache.uses(file.key, file.data, file.language, last_segment(self.name))
         lines: dict[int, bool] = {}
         for use in found:
             lines[use.line] = lines.get(use.line, False) or use.is_definition
+        if len(lines) > room:  # only the first lines of a file full of uses are shown
+            self.more = True
+            lines = {n: lines[n] for n in sorted(lines)[:room]}
         if lines:
             self.uses += show_uses(file.path, file.data(), lines, self.name)
 
