@@ -161,9 +161,9 @@ async def walk(ctx: ToolContext, handle: Opened, visit: Visit, word: str | None)
         return Walked(files=1)
     check, fed = await prepare(ctx.workspace, handle.target, feed_rg=True)
     try:
+        # All of rg's threads: the names are checked once it is done, not while it walks.
         flags = [
             *ripgrep.COMMON_FLAGS,
-            f"--threads={ripgrep.walk_threads()}",
             *ripgrep.policy_flags(handle.target.root, None),
             *fed,
         ]
