@@ -20,11 +20,10 @@ What each answer covers:
 
 Paths and `approval.allow` globs are compared as the file's root compares names
 (`ApprovalRequest.key`): on a disk that folds case, `DOCS/x` is `docs/x`.
-- For `list_files` and `search` any yes covers that folder and everything
-  below it for the rest of the conversation while it is the same folder, down
-  from the same roots (`ApprovalRequest.folders`), for that kind of access
-  only: a listing grant never covers a search (a search with a file as its
-  path shows the whole file); a search grant covers listings.
+- For `list_files`, `search` and code lookups (folder `outline`, `find_symbol`,
+  `find_references`) any yes covers that folder and all below it for the rest of the
+  conversation while it is the same folder from the same roots (`ApprovalRequest.folders`),
+  for that kind of access: a listing covers no search or lookup, a search covers all.
 - `Always Allow`: every read in this workspace from now on, stored under
   `platformdirs.user_data_path("lantern")` with the roots' paths and their
   folders' inode, generation and birth time (`workspace_identity`). The jail,
@@ -57,6 +56,8 @@ from lantern.workspace.names import EXACT, Names
 
 PATTERN_SHOWN = 80  # how much of a search pattern the prompt shows
 INSTRUCTIONS = "project_instructions"  # the tool of a request for AGENTS.md & co. (a read)
+_FOLDER_VERBS = {"search": "search the contents of", "outline": "outline the code in"}
+_LOOKUPS = {"find_symbol": "look up definitions of", "find_references": "find uses of"}
 
 
 class Decision(Enum):
@@ -117,10 +118,12 @@ class ApprovalRequest:
         path = escape_line(self.path)
         if self.folder:
             where = "the workspace" if path == "." else path
-            if self.tool == "search" and self.pattern is not None:
-                return f"Lantern wants to search {where} for `{shown_pattern(self.pattern)}`"
-            verb = "search the contents of" if self.tool == "search" else "list the files in"
-            return f"Lantern wants to {verb} {where}"
+            what = shown_pattern(self.pattern) if self.pattern is not None else None
+            if what is not None and self.tool in _LOOKUPS:
+                return f"Lantern wants to {_LOOKUPS[self.tool]} `{what}` in {where}"
+            if what is not None and self.tool == "search":
+                return f"Lantern wants to search {where} for `{what}`"
+            return f"Lantern wants to {_FOLDER_VERBS.get(self.tool, 'list the files in')} {where}"
         detail = []
         if self.start_line is not None and self.end_line is not None:
             detail.append(f"lines {self.start_line}–{self.end_line}")
@@ -128,7 +131,8 @@ class ApprovalRequest:
             detail.append(human_size(self.size))
         suffix = f" ({', '.join(detail)})" if detail else ""
         why = " as project instructions for the model" if self.tool == INSTRUCTIONS else ""
-        return f"Lantern wants to read {path}{suffix}{why}"
+        verb = "outline" if self.tool == "outline" else "read"
+        return f"Lantern wants to {verb} {path}{suffix}{why}"
 
 
 @dataclass(frozen=True)
@@ -270,11 +274,8 @@ def _covers(folder: str, path: str) -> bool:
     return folder == "." or path == folder or path.startswith(folder + "/")
 
 
-#: What a folder grant for each tool also covers: contents imply names, never the reverse.
-_GRANT_COVERS = {
-    "search": frozenset({"search", "list_files"}),
-    "list_files": frozenset({"list_files"}),
-}
+_CODE = frozenset({"outline", "find_symbol", "find_references", "list_files"})  # a lookup grant
+_GRANT_COVERS = {"search": _CODE | {"search"}, "list_files": frozenset({"list_files"})}
 
 
 class Remembering:
@@ -350,7 +351,7 @@ class Remembering:
     def _remembered(self, req: ApprovalRequest) -> bool:
         if req.folder:
             return any(
-                req.tool in _GRANT_COVERS.get(tool, {tool})
+                req.tool in _GRANT_COVERS.get(tool, _CODE)
                 and _covers(folder, req.key)
                 and req.identities_down_to(folder) == ident
                 for tool, folder, ident in self._folders.get(req.conversation_id, ())

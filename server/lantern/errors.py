@@ -29,6 +29,7 @@ ErrorCode = Literal[
     "unknown_tool",
     "io_error",
     "unsupported_platform",
+    "unsupported_language",
 ]
 
 

@@ -640,7 +640,8 @@ def test_system_prompt_of_the_cli(fake: FakeOpenAI, lantern: Lantern, project: P
     assert ".env" not in text and "deploy.key" not in text and "link.txt" not in text
     assert str(project.tmp) not in text
     assert "untrusted" in text and "path:line" in text
-    for tool in ("read_file", "list_files", "search"):
+    tools = ("read_file", "list_files", "search", "outline", "find_symbol", "find_references")
+    for tool in tools:
         assert tool in text
     names = {t["function"]["name"] for t in fake.chat_requests()[0]["tools"]}
-    assert names == {"read_file", "list_files", "search"}
+    assert names == set(tools)

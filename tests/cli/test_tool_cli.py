@@ -99,6 +99,10 @@ def env(tmp_path: Path) -> Env:
         ("read_file", {"path": "src/app.py"}, "1│def main():"),
         ("list_files", {}, "src/app.py ("),
         ("search", {"pattern": "return"}, "src/app.py:2:     return 42"),
+        ("outline", {"path": "src/app.py"}, "src/app.py:1-2 function main  def main():"),
+        ("outline", {"path": "."}, "src/app.py:1-2 function main  def main():"),
+        ("find_symbol", {"name": "main"}, "src/app.py:1-2 function main  def main():"),
+        ("find_references", {"name": "main"}, "src/app.py:1: def main(): [definition]"),
     ],
 )
 def test_success_prints_one_json_object(
@@ -136,6 +140,10 @@ def test_workspace_defaults_to_current_folder(env: Env) -> None:
         ("read_file", "{not json", "invalid_arguments"),
         ("search", '{"pattern": "("}', "invalid_arguments"),
         ("write_file", "{}", "unknown_tool"),
+        ("outline", '{"path": ".env"}', "sensitive_path"),
+        ("outline", '{"path": "README.md"}', "unsupported_language"),
+        ("find_symbol", '{"name": "main(", "path": "src"}', "invalid_arguments"),
+        ("find_references", '{"name": "main", "path": ".env"}', "sensitive_path"),
     ],
 )
 def test_refusal_exits_zero(env: Env, tool: str, args: str, code: str) -> None:
@@ -154,6 +162,9 @@ def test_approve_deny(env: Env) -> None:
         ("read_file", '{"path": "src/app.py"}'),
         ("list_files", "{}"),
         ("search", '{"pattern": "main"}'),
+        ("outline", '{"path": "src/app.py"}'),
+        ("find_symbol", '{"name": "main"}'),
+        ("find_references", '{"name": "main"}'),
     ]:
         run = env.run(tool, args, "--approve", "deny")
         assert run.returncode == 0
@@ -250,3 +261,18 @@ def test_audit_log_under_xdg_state_home(env: Env) -> None:
     assert "return 42" not in text
     assert str(env.tmp) not in text
     assert not (env.tmp / "home").exists() or not any((env.tmp / "home").rglob("audit.jsonl"))
+
+
+def test_code_tools_are_audited(env: Env) -> None:
+    env.run("outline", '{"path": "src/app.py"}')
+    env.run("find_symbol", '{"name": "main", "path": "src"}')
+    env.run("find_references", '{"name": "main"}', "--approve", "deny")
+    env.run("outline", '{"path": ".env"}')
+    records = [json.loads(line) for line in env.audit.read_text("utf-8").splitlines()]
+    assert [(r["tool"], r["path"], r["decision"]) for r in records] == [
+        ("outline", "src/app.py", "auto"),
+        ("find_symbol", "src", "auto"),
+        ("find_references", ".", "denied"),
+        ("outline", ".env", "refused:sensitive_path"),
+    ]
+    assert CANARY not in env.audit.read_text("utf-8")

@@ -92,6 +92,8 @@ def test_every_lantern_module_imports_without_the_posix_pieces(tmp_path: Path) -
         ("read_file", {"path": "x"}),
         ("list_files", {"path": "."}),
         ("search", {"pattern": "CANARY"}),
+        ("outline", {"path": "."}),
+        ("find_symbol", {"name": "CANARY"}),
         ("read_file", {"path": "../outside"}),  # refused before its shape is even checked
         ("no_such_tool", {}),
     ],

@@ -178,3 +178,24 @@ def test_the_readme_configuration_works(
     assert "Active file: src/text.py" in sent and "Selected lines: 1-2" in sent
     assert "- warning src/text.py:2 [lint] greeting is unused" in sent
     assert not [n for n in seen["notifications"] if n["level"] and n["level"] >= 3]
+
+
+def test_the_model_outlines_a_file_from_neovim(
+    nvim: str, fake: FakeOpenAI, root: Path, tmp_path: Path
+) -> None:
+    """The README's configuration again, the model calling `outline` once (approvals off
+    in the user's config, so nothing is prompted) and citing the definition it saw."""
+    config = tmp_path / "home" / "xdg_config_home" / "lantern" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[approval]\nmode = "workspace"\n', "utf-8")
+    call = {"id": "o1", "name": "outline", "arguments": {"path": "src/text.py"}}
+    fake.add_turns([{"tool_calls": [call]}, {"content": "`greet` is at src/text.py:1."}])
+    seen = run_nvim(nvim, "readme_config.lua", fake, root, tmp_path)
+    assert seen["answer"] == ["`greet` is at src/text.py:1."]
+    [item] = seen["quickfix"]
+    assert (item["file"], item["lnum"]) == (str(root / "src" / "text.py"), 1)
+    result = next(m for m in fake.chat_requests()[1]["messages"] if m.get("tool_call_id") == "o1")
+    assert result["content"].splitlines() == [
+        "[untrusted outline of src/text.py: 1 definition(s)]",
+        "src/text.py:1-2 function greet  def greet():",
+    ]

@@ -88,3 +88,17 @@ async def test_the_listing_is_built_off_the_event_loop(
     text = await system_prompt_async(ws)
     assert "top level: .gitignore, app.py" in text
     assert checked_on and loop_thread not in checked_on
+
+
+def test_the_prompt_says_which_tool_answers_which_question(tmp_path: Path) -> None:
+    """Every tool the model is offered is named, and the code tools with what they are for."""
+    from lantern.tools.registry import TOOLS
+
+    text = system_prompt(Workspace([tmp_path]))
+    for name in TOOLS:
+        assert f"`{name}`" in text, name
+    guidance = next(line for line in text.splitlines() if "find_symbol" in line)
+    assert guidance.index("defined") < guidance.index("`find_symbol`")
+    assert guidance.index("shape") < guidance.index("`outline`")
+    assert guidance.index("calls") < guidance.index("`find_references`")
+    assert guidance.index("`find_references`") < guidance.index("`search`")

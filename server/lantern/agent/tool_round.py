@@ -26,6 +26,7 @@ from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.tools.arguments import parse_arguments
 from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.navigation.caches import CACHES
 from lantern.tools.registry import run_tool, summarize
 from lantern.workspace.roots import Workspace
 
@@ -239,6 +240,7 @@ class ToolRunner:
             conversation_id=run.conv.id,
             observer=_Observer(run, record),
             call_id=call.id,
+            code_cache=CACHES.for_conversation(run.conv.id),
         )
         result = await run_tool(
             call.name, call.arguments if args is None else args, ctx, self.audit

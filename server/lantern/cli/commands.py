@@ -76,7 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     tool = sub.add_parser("tool", help="run one tool exactly as the model would")
-    tool.add_argument("name", help="read_file, list_files or search")
+    tool.add_argument(
+        "name",
+        help="read_file, list_files, search, outline, find_symbol or find_references",
+    )
     tool.add_argument("arguments", nargs="?", default="{}", help="the tool's JSON arguments")
     tool.add_argument(
         "--workspace", action="append", type=Path, help="workspace folder (repeatable)"

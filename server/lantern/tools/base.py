@@ -1,6 +1,6 @@
 """What every tool shares: what defines it, its context, its result, and the approval step.
 
-A tool is one module (`read_file.py`, `list_files.py`, `search.py`) that ends with its
+A tool is one module (`read_file.py`, `search.py`, `outline.py`, …) that ends with its
 `TOOL`: name, description, arguments, how it runs and how a call reads in one line; the
 registry lists those `TOOL`s.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -19,6 +19,9 @@ from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.arguments import json_schema
 from lantern.workspace.roots import Opened, Workspace
+
+if TYPE_CHECKING:
+    from lantern.code.cache import ParseCache
 
 _INLINE_DEPTH = 32  # folders; a deeper folder chain is walked in a worker thread
 
@@ -70,6 +73,9 @@ class ToolContext:
     conversation_id: str = "default"
     observer: PromptObserver | None = None
     call_id: str | None = None  # the model's call this context runs (named in the prompt)
+    # The conversation's parse cache (outline, find_symbol, find_references); None: a
+    # cache for this call alone.
+    code_cache: ParseCache | None = None
 
 
 @dataclass(frozen=True)

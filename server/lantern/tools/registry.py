@@ -21,13 +21,23 @@ from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import cap, escape_line
 from lantern.platform_gate import require_supported
-from lantern.tools import list_files, read_file, search
+from lantern.tools import find_references, find_symbol, list_files, outline, read_file, search
 from lantern.tools.arguments import describe_errors, parse_arguments, shown
 from lantern.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (read_file.TOOL, list_files.TOOL, search.TOOL)}
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        read_file.TOOL,
+        list_files.TOOL,
+        search.TOOL,
+        outline.TOOL,
+        find_symbol.TOOL,
+        find_references.TOOL,
+    )
+}
 
 
 def tool_specs() -> list[dict[str, Any]]:

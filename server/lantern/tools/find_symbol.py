@@ -1,0 +1,125 @@
+"""find_symbol: where a name is defined, as `path:START-END KIND NAME  SIGNATURE`.
+
+Candidates are the files where the name's last segment stands as a whole word (ripgrep,
+`navigation/files.py`); only those are parsed (through the conversation's parse cache),
+and only definitions whose qualified name is the name, or ends with `.name`, are kept.
+Ranked: an exact qualified match first, then shallower paths, then by path and line.
+What is shown is redacted (`navigation/shown.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from lantern.code.cache import ParseCache
+from lantern.tools.arguments import ToolArgs, shown
+from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.navigation.caches import cache_for
+from lantern.tools.navigation.files import Loaded, file_language, walk_all, walk_notes
+from lantern.tools.navigation.shown import ShownDefinition, show_definitions
+from lantern.tools.navigation.symbols import (
+    MAX_NAME_CHARS,
+    last_segment,
+    match_rank,
+    symbol_name,
+)
+from lantern.tools.ripgrep.result_filter import open_targets
+
+DESCRIPTION = (
+    "Find where a symbol is defined: classes, functions, methods, types, constants. "
+    "`name` is a bare identifier (`parse_config`) or `Class.member`. Returns one line per "
+    "definition, `path:START-END KIND NAME  SIGNATURE`, exact matches first. Faster and "
+    "more precise than search for a definition; then read_file the lines you need."
+)
+MAX_DEFINITIONS = 50
+
+
+class FindSymbolArgs(ToolArgs):
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description="Identifier or Class.member, e.g. 'Session' or 'Session.close'.",
+    )
+    path: str = Field(".", description="Workspace-relative folder (or file) to look in.")
+
+    _check_name = field_validator("name")(symbol_name)
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """`Session.close in src`: the name and where."""
+    return f"{shown(arguments.get('name', ''))} in {shown(arguments.get('path', '.'))}"
+
+
+class _Found:
+    def __init__(self, name: str, cache: ParseCache) -> None:
+        self.name = name
+        self.cache = cache
+        self.shown: list[tuple[int, ShownDefinition]] = []
+
+    def visit(self, file: Loaded) -> None:
+        found = self.cache.definitions(file.key, file.data, file.language)
+        ranked = [(rank, d) for d in found if (rank := match_rank(d.name, self.name)) is not None]
+        if not ranked:
+            return
+        ranks = {id(d): rank for rank, d in ranked}
+        for item in show_definitions(file.path, file.data(), [d for _, d in ranked]):
+            self.shown.append((ranks[id(item.definition)], item))
+
+
+def _ranked(found: _Found) -> list[ShownDefinition]:
+    """Exact qualified matches first, then shallower paths, then by path and line."""
+    ordered = sorted(
+        found.shown,
+        key=lambda r: (r[0], r[1].path.count("/"), r[1].path, r[1].definition.start),
+    )
+    return [item for _, item in ordered]
+
+
+def _render(name: str, where: str, ranked: list[ShownDefinition]) -> str:
+    lines = [f"[untrusted definitions of {name!r} under {where}]"]
+    lines += [item.line for item in ranked[:MAX_DEFINITIONS]]
+    if len(ranked) > MAX_DEFINITIONS:
+        more = len(ranked) - MAX_DEFINITIONS
+        lines.append(f"[{more} more definition(s) not shown; narrow with path= or Class.member]")
+    return "\n".join(lines)
+
+
+async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
+    targets = ctx.workspace.targets(args.path, file=False)
+    opened, notes = await open_targets(ctx.workspace, targets, "any")
+    found = _Found(args.name, cache_for(ctx.code_cache))
+    try:
+        where = "." if len(targets) > 1 else targets[0].rel
+        for handle in opened:
+            file_language(handle)  # a file: known language, within the cap, or refused now
+        decision = await approve(
+            ctx, "find_symbol", opened[0], folder=True, path=where, pattern=args.name
+        )
+        walked = await walk_all(ctx, opened, found.visit, last_segment(args.name))
+    finally:
+        for handle in opened:
+            handle.close()
+    extra = [*walk_notes(walked), *notes]
+    if not found.shown:
+        head = f"[no definition of {args.name!r} under {where}]"
+        return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
+    ranked = _ranked(found)
+    content = _render(args.name, where, ranked)
+    kept = ranked[:MAX_DEFINITIONS]
+    seen = [SeenSpan(item.path, item.definition.start, item.name_line) for item in kept]
+    redactions = sum(item.redactions for item in kept)
+    if redactions:
+        extra.insert(0, f"[redacted {redactions} secret(s)]")
+    return ToolResult(
+        "\n".join([content, *extra]),
+        path=where,
+        decision=decision,
+        seen=seen,
+        redactions=redactions,
+    )
+
+
+TOOL = Tool("find_symbol", DESCRIPTION, FindSymbolArgs, find_symbol, summarize)

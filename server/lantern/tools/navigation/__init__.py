@@ -1,0 +1,1 @@
+"""What outline, find_symbol and find_references share: files found, read and shown."""

@@ -1,0 +1,175 @@
+"""outline: the definitions of a file, or the top-level definitions of a folder's files.
+
+Each line is `path:START-END KIND NAME  SIGNATURE` (NAME qualified for members,
+`Class.method`), the signature from the redacted text (`navigation/shown.py`). A file is
+parsed whole (through the conversation's parse cache) and approved like a read of it. A
+folder is walked as list_files walks it (`navigation/files.py`), approved like a search
+of it, and its files are shown most important first: shallower files first, then files
+with more top-level definitions, then by path; within `MAX_OUTPUT_BYTES`, with a note
+when more is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from lantern.code.cache import ParseCache
+from lantern.errors import ToolError
+from lantern.tools.arguments import ToolArgs, shown
+from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.navigation.caches import cache_for
+from lantern.tools.navigation.files import (
+    Loaded,
+    file_language,
+    visit_file,
+    walk_all,
+    walk_notes,
+)
+from lantern.tools.navigation.shown import ShownDefinition, show_definitions
+from lantern.tools.ripgrep.result_filter import open_targets
+from lantern.workspace.lines import looks_binary
+from lantern.workspace.roots import Opened
+from lantern.workspace.text import MAX_OUTPUT_BYTES
+
+_CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
+DESCRIPTION = (
+    "Outline code: for a file, every definition (classes, functions, methods, types, "
+    "constants) with its line range and signature, one per line as "
+    "`path:START-END KIND NAME  SIGNATURE`; for a folder, the top-level definitions of its "
+    "files, most important first. Use it to learn a file's shape before reading it."
+)
+
+
+class OutlineArgs(ToolArgs):
+    path: str = Field(description="Workspace-relative file or folder, e.g. src/app.py or src.")
+
+
+def summarize(arguments: Mapping[str, Any]) -> str:
+    """`src/app.py`: the file or folder outlined."""
+    return shown(arguments.get("path", "."))
+
+
+@dataclass(frozen=True)
+class _FileOutline:
+    path: str
+    depth: int
+    lines: list[ShownDefinition]
+
+
+class _Folder:
+    """Top-level definitions of each file a folder walk hands over."""
+
+    def __init__(self, cache: ParseCache) -> None:
+        self.cache = cache
+        self.files: list[_FileOutline] = []
+
+    def visit(self, file: Loaded) -> None:
+        found = self.cache.definitions(file.key, file.data, file.language)
+        top = [d for d in found if d.depth == 0]
+        if top:
+            lines = show_definitions(file.path, file.data(), top)
+            if lines:
+                self.files.append(_FileOutline(file.path, file.depth, lines))
+
+
+def _fit(lines: list[ShownDefinition]) -> list[ShownDefinition]:
+    """The first lines within MAX_OUTPUT_BYTES."""
+    used = 0
+    for i, item in enumerate(lines):
+        used += len(item.line.encode("utf-8", "replace")) + 1
+        if used > MAX_OUTPUT_BYTES:
+            return lines[:i]
+    return lines
+
+
+def _result(
+    head: str, items: list[ShownDefinition], total: int, more: str, where: str, decision: str
+) -> ToolResult:
+    kept = _fit(items)
+    lines = [head, *(item.line for item in kept)]
+    if len(kept) < total:
+        lines.append(f"[{total - len(kept):,} more definition(s) not shown; {more}]")
+    redactions = sum(item.redactions for item in kept)
+    if redactions:
+        lines.append(f"[redacted {redactions} secret(s)]")
+    seen = [SeenSpan(item.path, item.definition.start, item.name_line) for item in kept]
+    return ToolResult(
+        "\n".join(lines), path=where, decision=decision, seen=seen, redactions=redactions
+    )
+
+
+def _shown_bytes(items: list[ShownDefinition]) -> int:
+    return sum(len(item.line.encode("utf-8", "replace")) + 1 for item in items)
+
+
+def _one_file(handle: Opened, cache: ParseCache) -> tuple[list[ShownDefinition], int]:
+    """A worker thread: parse (or find in the cache) and show the file's definitions, a
+    chunk at a time until the output is full; and how many were not looked at."""
+    holder: list[tuple[list[ShownDefinition], int]] = []
+
+    def visit(file: Loaded) -> None:
+        data = file.data()
+        if looks_binary(data):
+            raise ToolError("binary_file", f"{file.path} is a binary file; not outlined")
+        found = cache.definitions(file.key, data, file.language)
+        shown: list[ShownDefinition] = []
+        done = 0
+        while done < len(found) and _shown_bytes(shown) <= MAX_OUTPUT_BYTES:
+            shown += show_definitions(file.path, data, found[done : done + _CHUNK])
+            done += _CHUNK
+        holder.append((shown, max(0, len(found) - done)))
+
+    visit_file(handle, visit)
+    return holder[0]
+
+
+async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> ToolResult:
+    rel = handle.target.rel
+    file_language(handle)  # a known language, within the cap, or refused before asking
+    decision = await approve(ctx, "outline", handle)
+    items, unread = await asyncio.to_thread(_one_file, handle, cache)
+    if not items:
+        return ToolResult(f"[no definitions in {rel}]", path=rel, decision=decision)
+    total = len(items) + unread
+    head = f"[untrusted outline of {rel}: {total:,} definition(s)]"
+    more = "use find_symbol or read_file for the rest"
+    return _result(head, items, total, more, rel, decision)
+
+
+async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
+    targets = ctx.workspace.targets(args.path, file=False)
+    opened, notes = await open_targets(ctx.workspace, targets, "any")
+    cache = cache_for(ctx.code_cache)
+    try:
+        if len(opened) == 1 and not stat.S_ISDIR(opened[0].stat.st_mode):
+            return await _outline_file(opened[0], ctx, cache)
+        where = "." if len(targets) > 1 else targets[0].rel
+        decision = await approve(ctx, "outline", opened[0], folder=True, path=where)
+        folder = _Folder(cache)
+        walked = await walk_all(ctx, opened, folder.visit, None)
+    finally:
+        for handle in opened:
+            handle.close()
+    extra = [*walk_notes(walked), *notes]
+    if not folder.files:
+        head = f"[no definitions found in the supported files under {where}]"
+        return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
+    folder.files.sort(key=lambda f: (f.depth, -len(f.lines), f.path))
+    items = [item for f in folder.files for item in f.lines]
+    head = (
+        f"[untrusted outline of {where}: top-level definitions of {len(folder.files):,} "
+        "file(s), shallower files and files with more definitions first]"
+    )
+    result = _result(head, items, len(items), "outline a subfolder or a file", where, decision)
+    if extra:
+        result.content = "\n".join([result.content, *extra])
+    return result
+
+
+TOOL = Tool("outline", DESCRIPTION, OutlineArgs, outline, summarize)
