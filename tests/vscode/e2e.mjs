@@ -25,6 +25,11 @@
 //      "app.py:10-12" → ask in the view → Lantern's own read of those lines is
 //      approved (Allow) → the model's request has the metadata and the lines; the
 //      chip's × leaves them out of the next question.
+//   7. Code navigation with the project's instructions: the workspace gains an AGENTS.md
+//      and a `route` in seven more languages → ask in the view → the AGENTS.md prompt
+//      (Allow) → find_symbol "route" (Allow) → outline of src/app.py (Allow) → the
+//      model got the instructions marked untrusted, a definition of `route` in each of
+//      the eight languages and app.py's outline; the answer's reference is a link.
 //   4. Ask → "Always Allow" → in a new conversation a follow-up from the view
 //      reads without any prompt.
 //   5. A second window on a hostile workspace whose .vscode/settings.json sets
@@ -93,6 +98,7 @@ import {
   isolatedEnv,
   prepareProfile,
 } from './helpers.mjs';
+import { openLanternView } from './view.mjs';
 
 const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
 const VIEWPORT = { width: 1024, height: 768 };
@@ -370,6 +376,71 @@ const SCENARIOS = [
     },
   },
   {
+    n: 7,
+    name: "code navigation in eight languages, with the project's AGENTS.md",
+    turns: [
+      { tool_calls: [{ id: 'fs1', name: 'find_symbol', arguments: { name: 'route' } }] },
+      { tool_calls: [{ id: 'ol1', name: 'outline', arguments: { path: 'src/app.py' } }] },
+      { content: 'Handlers are registered by `route`, at src/app.py:15-20; requests go through handle_request.' },
+    ],
+    async run({ page, fake, step, shot, workspace }) {
+      const added = await step('the workspace gets an AGENTS.md and a route in seven more languages', () => addNavigationFiles(workspace));
+      try {
+        await step('ask in the view', async () => {
+          await openLanternView(page);
+          const input = panel(page).locator('#follow-up-text');
+          await input.fill('How are handlers registered?');
+          await input.press('Enter');
+        });
+        const prompts = [
+          [/Lantern wants to read AGENTS\.md \(\d+ B\) as project instructions for the model/, 'the project instructions'],
+          [/Lantern wants to look up definitions of `route` in the workspace/, 'find_symbol'],
+          [/Lantern wants to outline src\/app\.py/, 'the outline'],
+        ];
+        for (const [re, what] of prompts) {
+          await step(`approval for ${what}`, () => waitForNotification(page, re, { timeoutMs: 60_000 }));
+          if (what === 'find_symbol') await shot('lookup-approval');
+          await step(`click Allow for ${what}`, () => clickNotificationButton(page, 'Allow', { message: re }));
+        }
+        await step('panel shows find_symbol done', () => waitToolStatus(page, 'find_symbol', 'done'));
+        await step('panel shows outline done', () => waitToolStatus(page, 'outline', 'done'));
+        await step('panel shows the answer', () => waitAnswer(page, /Handlers are registered by route, at src\/app\.py:15-20/));
+        await step('the reference is a link', () =>
+          until('the reference link', async () => (await lastTurn(page).locator('div.answer a.lantern-ref').count()) > 0, { timeoutMs: 10_000 }),
+        );
+        const requests = fake.chatRequests();
+        await step('every request carried the instructions, marked untrusted', () => {
+          for (const request of requests) {
+            const first = request.messages.find((m) => m.role === 'user');
+            const text = String(first?.content ?? '');
+            if (!text.includes('[untrusted project instructions from AGENTS.md') || !text.includes(NAV_RULE)) {
+              throw new Error(`a request lacks the instructions: ${JSON.stringify(text.slice(0, 400))}`);
+            }
+          }
+        });
+        const tools = requests.at(-1).messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+        await step('the model got a definition of route in each of the eight languages', () => {
+          const found = tools.find((t) => t.includes('src/router.go')) ?? '';
+          for (const file of ['src/app.py', ...added]) {
+            if (!new RegExp(`^${file.replace(/[.]/g, '\\.')}:\\d+-\\d+ \\w+ \\S*route\\b`, 'm').test(found)) {
+              throw new Error(`no definition of route in ${file}: ${JSON.stringify(found.slice(0, 1500))}`);
+            }
+          }
+        });
+        await step("the model got app.py's outline", () => {
+          const outline = tools.find((t) => t.includes('handle_request')) ?? '';
+          for (const want of ['src/app.py:10-12 function handle_request', 'src/app.py:15-20 function route', 'src/app.py:17-19 function route.register']) {
+            if (!outline.includes(want)) throw new Error(`the outline lacks ${JSON.stringify(want)}: ${JSON.stringify(outline.slice(0, 800))}`);
+          }
+        });
+        await step('the progress notification closes', () => waitProgressClosed(page));
+        await shot('navigation-answer');
+      } finally {
+        await fsp.rm(path.join(workspace, 'AGENTS.md'), { force: true });
+      }
+    },
+  },
+  {
     n: 4,
     name: 'always allow in this workspace',
     turns: [
@@ -476,6 +547,24 @@ const SCENARIOS = [
     },
   },
 ];
+
+const NAV_RULE = 'Name the file and line of every claim.';
+
+/** An AGENTS.md and a `route` definition in seven more languages; the files added. */
+async function addNavigationFiles(workspace) {
+  await fsp.writeFile(path.join(workspace, 'AGENTS.md'), `# Working in this repository\n\n${NAV_RULE}\n`);
+  const files = {
+    'src/router.js': 'export function route(path) {\n  return path;\n}\n',
+    'src/router.ts': 'export function route(path: string): string {\n  return path;\n}\n',
+    'src/router.go': 'package router\n\nfunc route(path string) string {\n\treturn path\n}\n',
+    'src/router.rs': 'pub fn route(path: &str) -> &str {\n    path\n}\n',
+    'src/Router.java': 'class Router {\n    static String route(String path) {\n        return path;\n    }\n}\n',
+    'src/router.c': 'const char *route(const char *path) {\n    return path;\n}\n',
+    'src/router.cpp': 'namespace web {\nconst char *route(const char *path) {\n    return path;\n}\n}\n',
+  };
+  for (const [rel, text] of Object.entries(files)) await fsp.writeFile(path.join(workspace, rel), text);
+  return Object.keys(files);
+}
 
 /** A workspace that tries to reconfigure Lantern against its user. */
 async function makeHostileWorkspace(dir, { marker, otherPort }) {
