@@ -16,17 +16,16 @@ from pydantic import Field, field_validator
 
 from lantern.code.cache import ParseCache
 from lantern.tools.arguments import ToolArgs, shown
-from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult
 from lantern.tools.navigation.caches import cache_for
-from lantern.tools.navigation.files import Loaded, file_language, walk_all, walk_notes
+from lantern.tools.navigation.files import Loaded
+from lantern.tools.navigation.lookup import look_up
 from lantern.tools.navigation.shown import ShownDefinition, show_definitions
 from lantern.tools.navigation.symbols import (
     MAX_NAME_CHARS,
-    last_segment,
     match_rank,
     symbol_name,
 )
-from lantern.tools.ripgrep.result_filter import open_targets
 
 DESCRIPTION = (
     "Find where a symbol is defined: classes, functions, methods, types, constants. "
@@ -88,21 +87,8 @@ def _render(name: str, where: str, ranked: list[ShownDefinition]) -> str:
 
 
 async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
-    targets = ctx.workspace.targets(args.path, file=False)
-    opened, notes = await open_targets(ctx.workspace, targets, "any")
     found = _Found(args.name, cache_for(ctx.code_cache))
-    try:
-        where = "." if len(targets) > 1 else targets[0].rel
-        for handle in opened:
-            file_language(handle)  # a file: known language, within the cap, or refused now
-        decision = await approve(
-            ctx, "find_symbol", opened[0], folder=True, path=where, pattern=args.name
-        )
-        walked = await walk_all(ctx, opened, found.visit, last_segment(args.name))
-    finally:
-        for handle in opened:
-            handle.close()
-    extra = [*walk_notes(walked), *notes]
+    where, decision, extra = await look_up(ctx, "find_symbol", args.path, args.name, found.visit)
     if not found.shown:
         head = f"[no definition of {args.name!r} under {where}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
