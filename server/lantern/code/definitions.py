@@ -8,7 +8,7 @@ exhaust Python's stack.
 
 from __future__ import annotations
 
-import threading
+import functools
 from dataclasses import dataclass
 
 import tree_sitter
@@ -74,22 +74,14 @@ class _Open:
     in_function: bool
 
 
-_queries: dict[str, tree_sitter.Query] = {}
-_lock = threading.Lock()
-
-
+@functools.cache  # two threads may both compile it once; either result is the same
 def _query(language: str) -> tree_sitter.Query:
-    found = _queries.get(language)
-    if found is None:
-        with _lock:
-            found = _queries.get(language)
-            if found is None:
-                rules = grammar_for(language).rules
-                source = "\n".join(rule.pattern for rule in rules)
-                found = tree_sitter.Query(languages.grammar(language), source)
-                if found.pattern_count != len(rules):
-                    raise ValueError(f"{language}: each rule must be one query pattern")
-                _queries[language] = found
+    """The definition rules of `language` as one compiled query."""
+    rules = grammar_for(language).rules
+    source = "\n".join(rule.pattern for rule in rules)
+    found = tree_sitter.Query(languages.grammar(language), source)
+    if found.pattern_count != len(rules):
+        raise ValueError(f"{language}: each rule must be one query pattern")
     return found
 
 

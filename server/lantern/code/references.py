@@ -9,8 +9,8 @@ use (an expression inside `${…}` or an f-string's `{…}` is code, and is).
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -55,22 +55,13 @@ class Identifiers:
         return i < len(self.starts) and self.starts[i] == start
 
 
-_queries: dict[str, tree_sitter.Query] = {}
-_lock = threading.Lock()
-
-
+@functools.cache  # two threads may both compile it once; either result is the same
 def _query(language: str) -> tree_sitter.Query:
-    found = _queries.get(language)
-    if found is None:
-        with _lock:
-            found = _queries.get(language)
-            if found is None:
-                grammar = languages.grammar(language)
-                names = sorted(grammar_for(language).identifiers)
-                types = " ".join(f"({t})" for t in names if grammar.id_for_node_kind(t, True))
-                found = tree_sitter.Query(grammar, f"[{types}] @i")
-                _queries[language] = found
-    return found
+    """One query capturing every identifier-like token type `language`'s grammar has."""
+    grammar = languages.grammar(language)
+    names = sorted(grammar_for(language).identifiers)
+    types = " ".join(f"({t})" for t in names if grammar.id_for_node_kind(t, True))
+    return tree_sitter.Query(grammar, f"[{types}] @i")
 
 
 def identifiers(tree: tree_sitter.Tree, language: str) -> Identifiers:
