@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import ALLOW, DENY, Lantern, all_text
@@ -19,23 +18,6 @@ from tests.lsp.conftest import ALLOW, DENY, Lantern, all_text
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CANARY = "zq81-Xy7"  # the module workspace's .env secret
-
-
-@pytest.fixture
-def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
-    module_fake.reset()
-    return module_fake
-
-
-@pytest.fixture
-def workspace(module_workspace: Path) -> Path:
-    return module_workspace
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
-    shared_server.clear()
-    return shared_server
 
 
 def _range(start: int, end: int, end_char: int = 20) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -30,24 +29,6 @@ from tests.lsp.conftest import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture
-def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
-    module_fake.reset()
-    return module_fake
-
-
-@pytest.fixture
-def workspace(module_workspace: Path) -> Path:
-    return module_workspace
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
-    """The module's server with default settings, cleared of what earlier tests saw."""
-    shared_server.clear()
-    return shared_server
 
 
 def tool_statuses(ls: Lantern, request_id: Any, call_id: str) -> list[str]:

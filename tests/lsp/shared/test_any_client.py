@@ -12,31 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from lsprotocol.converters import get_converter
 
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.lsp.conftest import Lantern, StartServer, all_text, read_call
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture
-def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
-    module_fake.reset()
-    return module_fake
-
-
-@pytest.fixture
-def workspace(module_workspace: Path) -> Path:
-    return module_workspace
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
-    """The module's server with default settings, cleared of what earlier tests saw."""
-    shared_server.clear()
-    return shared_server
 
 
 LINE_2 = "    return 'naïve café → 😀'  # ünïcödé"  # 2-, 3- and 4-byte UTF-8 characters

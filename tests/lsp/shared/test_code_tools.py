@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import ALLOW, ASK, Lantern, all_text
@@ -25,21 +24,9 @@ def open_session() -> Session:
 
 
 @pytest.fixture
-def fake(module_fake: FakeOpenAI) -> FakeOpenAI:
-    module_fake.reset()
-    return module_fake
-
-
-@pytest.fixture
 def workspace(module_workspace: Path) -> Path:
     (module_workspace / "src" / "session.py").write_text(SESSION_PY, "utf-8")
     return module_workspace
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def ls(shared_server: Lantern, fake: FakeOpenAI) -> Lantern:
-    shared_server.clear()
-    return shared_server
 
 
 async def test_find_symbol_through_ask(ls: Lantern, fake: FakeOpenAI, workspace: Path) -> None:
