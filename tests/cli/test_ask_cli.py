@@ -436,14 +436,15 @@ def test_approve_ask_without_a_terminal_denies(fake: FakeOpenAI, lantern: Lanter
 
 
 class Terminal:
-    """`lantern ask --approve ask` with stdin and stderr on a pseudo-terminal."""
+    """`lantern ask --approve ask` with stdin and stderr on a pseudo-terminal, asking
+    `question` with `extra` arguments."""
 
-    def __init__(self, lantern: Lantern) -> None:
+    def __init__(self, lantern: Lantern, question: str = Q, *extra: str) -> None:
         import pty
 
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(
-            lantern.command(Q, approve="ask"),
+            lantern.command(question, *extra, approve="ask"),
             env=lantern.env,
             stdin=slave,
             stdout=subprocess.PIPE,

@@ -8,18 +8,14 @@ off, and asked about once per conversation (`--conversation-file`).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.cli.test_ask_cli import Terminal as AskTerminal
-from tests.cli.test_ask_grants import PROMPT_END
+from tests.cli.test_ask_grants import Terminal
 from tests.fakes.openai_server import FakeOpenAI, Turn
-from tests.hang import HANG_S
 
 if TYPE_CHECKING:
     from tests.cli.conftest import Lantern
@@ -74,29 +70,7 @@ def test_denied_or_turned_off_it_never_reaches_the_model(
     assert CANARY not in sent(fake) and "project instructions" not in sent(fake)
 
 
-class Terminal(AskTerminal):
-    """`lantern ask --approve ask` on a pseudo-terminal, with extra arguments."""
-
-    def __init__(self, lantern: Lantern, *extra: str) -> None:
-        import pty
-
-        self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen(
-            lantern.command("What are the rules?", *extra, approve="ask"),
-            env=lantern.env,
-            stdin=slave,
-            stdout=subprocess.PIPE,
-            stderr=slave,
-            text=True,
-        )
-        os.close(slave)
-        self.screen = ""
-
-    def answer_prompt(self, choice: str) -> str:
-        self.wait_for(PROMPT_END, HANG_S)
-        prompt, self.screen = self.screen.split(PROMPT_END, 1)
-        os.write(self.master, choice.encode() + b"\n")
-        return prompt.strip().splitlines()[-2]
+QUESTION = "What are the rules?"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
@@ -106,7 +80,7 @@ def test_the_terminal_asks_once_per_conversation(
     size = agents_md.stat().st_size
     conversation = tmp_path / "conversation.json"
     fake.add_turns([Turn(content="first answer"), Turn(content="second answer")])
-    term = Terminal(lantern, "--conversation-file", str(conversation))
+    term = Terminal(lantern, QUESTION, "--conversation-file", str(conversation))
     try:
         shown = term.answer_prompt("a")  # Allow (this once)
         out = term.finish()
@@ -115,7 +89,7 @@ def test_the_terminal_asks_once_per_conversation(
     assert shown.endswith(f"Lantern wants to read AGENTS.md ({size} B) {WHY}")
     assert out["answer"] == "first answer"
     # The follow-up in the same conversation: no prompt, and the text is still sent.
-    term = Terminal(lantern, "--conversation-file", str(conversation))
+    term = Terminal(lantern, QUESTION, "--conversation-file", str(conversation))
     try:
         out = term.finish()
     finally:
@@ -131,20 +105,20 @@ def test_always_allow_is_remembered_and_deny_sends_nothing(
     fake: FakeOpenAI, lantern: Lantern, agents_md: Path
 ) -> None:
     fake.add_turns([Turn(content="one"), Turn(content="two"), Turn(content="three")])
-    term = Terminal(lantern)
+    term = Terminal(lantern, QUESTION)
     try:
         term.answer_prompt("d")
         term.finish()
     finally:
         term.close()
     assert CANARY not in sent(fake)
-    term = Terminal(lantern)
+    term = Terminal(lantern, QUESTION)
     try:
         term.answer_prompt("w")  # Always allow
         term.finish()
     finally:
         term.close()
-    term = Terminal(lantern)  # a new conversation: remembered, no prompt
+    term = Terminal(lantern, QUESTION)  # a new conversation: remembered, no prompt
     try:
         assert term.finish()["answer"] == "three"
     finally:
