@@ -65,7 +65,7 @@ import openai  # noqa: E402
 from lantern.agent.conversation import Conversation  # noqa: E402
 from lantern.agent.loop import Agent, AskResult, Limits  # noqa: E402
 from lantern.agent.provider.client import ModelClient  # noqa: E402
-from lantern.approvals import Decision, Fixed  # noqa: E402
+from lantern.approvals.approver import Decision, Fixed  # noqa: E402
 from lantern.audit import AuditLog  # noqa: E402
 from lantern.workspace.roots import Workspace  # noqa: E402
 

@@ -36,7 +36,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.code.cache import ParseCache
 from lantern.code.definitions import definitions
 from lantern.tools.base import ToolContext, ToolResult

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools import search
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from lantern.agent.provider.client import ModelClient
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lantern.approvals import ApprovalRequest, Decision
+from lantern.approvals.approver import ApprovalRequest, Decision
 
 
 class Recorder:

@@ -12,9 +12,9 @@ from typing import Any
 from lantern.agent.loop import Agent, Limits
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.provider.endpoint import Endpoint
-from lantern.approvals import Approver
+from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
-from lantern.settings import Settings
+from lantern.settings.model import Settings
 from lantern.workspace.roots import Workspace
 
 

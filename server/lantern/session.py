@@ -14,9 +14,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from lantern.approvals import Prompt, Remembering
-from lantern.config import Settings, load_settings_lenient
-from lantern.trust import narrow
+from lantern.approvals.approver import Prompt, Remembering
+from lantern.settings.sources import Settings, load_settings_lenient
+from lantern.settings.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_root
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from lantern.agent.loop import AskResult, EventSink
     from lantern.agent.provider.client import ModelClient
     from lantern.agent.provider.model_lists import LocalServer, ModelList
-    from lantern.grants import Grant
+    from lantern.approvals.grants import Grant
 
 
 class NoWorkspace(Exception):
@@ -101,7 +101,7 @@ class Session:
         """Re-resolve settings; returns a message for each bad setting (its default is kept).
 
         `folder_configurations` (the client's settings for each workspace folder) can
-        only narrow the result: see `lantern.trust`.
+        only narrow the result: see `lantern.settings.trust`.
 
         A problem that was already returned by the previous call is not returned again,
         so a bad `initializationOptions` value is reported once, not on every change.
@@ -161,7 +161,7 @@ class Session:
 
     def grants(self, conversation_id: str | None) -> list[Grant]:
         """The open workspace's `Always Allow` and one conversation's remembered grants."""
-        from lantern.grants import list_grants
+        from lantern.approvals.grants import list_grants
 
         workspace = self.workspace
         return list_grants(
@@ -173,7 +173,7 @@ class Session:
         )
 
     def revoke_grant(self, grant_id: str) -> bool:
-        from lantern.grants import revoke_grant
+        from lantern.approvals.grants import revoke_grant
 
         workspace = self.workspace
         return revoke_grant(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import ToolContext
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace

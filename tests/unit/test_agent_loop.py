@@ -28,7 +28,7 @@ from lantern.agent.protocol.text_words import Outcome as Result
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.reply import ChatModel, ModelError
 from lantern.agent.tokens import message_tokens
-from lantern.approvals import (
+from lantern.approvals.approver import (
     ApprovalRequest,
     Decision,
     Fixed,

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
+from lantern.approvals.approver import ApprovalRequest, Decision, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace

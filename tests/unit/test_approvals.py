@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from lantern.approvals import (
+from lantern.approvals.approver import (
     ApprovalRequest,
     Decision,
     Fixed,

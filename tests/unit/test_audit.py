@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import (
+from lantern.approvals.approver import (
     ApprovalRequest,
     Approver,
     Decision,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.approvals.approver import Decision, Fixed, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.policy import Policy

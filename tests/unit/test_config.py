@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from lantern.agent.loop import Limits
-from lantern.config import (
+from lantern.settings.sources import (
     Settings,
     SettingsError,
     config_path,

@@ -16,7 +16,7 @@ from typing import Any, get_args
 
 import pytest
 from lantern.agent.loop import Limits, StopReason
-from lantern.settings import Settings, setting_names
+from lantern.settings.model import Settings, setting_names
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _TICKED = re.compile(r"`([^`]+)`")

@@ -22,15 +22,15 @@ from lantern.agent.conversation import (
 )
 from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
-from lantern.approvals import (
+from lantern.approvals.approver import (
     ApprovalRequest,
     Decision,
     Outcome,
     Remembering,
     WorkspaceGrants,
 )
+from lantern.approvals.grants import list_grants, revoke_grant
 from lantern.cli.output import EventPrinter
-from lantern.grants import list_grants, revoke_grant
 from lantern.workspace.jail import Identity
 from lantern.workspace.roots import Workspace
 

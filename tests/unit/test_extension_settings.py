@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern import trust
-from lantern.settings import Settings, setting_names
+from lantern.settings import trust
+from lantern.settings.model import Settings, setting_names
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 #: How to start the server, where the conversation is shown, whether the editor's context

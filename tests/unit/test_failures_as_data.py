@@ -12,7 +12,7 @@ from lantern.agent.provider.diagnose import fixed_url
 from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
 from lantern.agent.provider.error_body import describe, should_retry
 from lantern.cli.output import failure_lines
-from lantern.config import Settings
+from lantern.settings.sources import Settings
 
 WHERE = "https://api.example.com/v1"
 

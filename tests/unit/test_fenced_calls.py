@@ -19,8 +19,8 @@ from lantern.agent.protocol.markup import MARKERS, has_markup, parse
 from lantern.agent.protocol.text_words import RESULTS_HEADER
 from lantern.agent.protocol.think import ContentFilter
 from lantern.agent.provider.client import ModelClient
-from lantern.approvals import Decision, Fixed
-from lantern.settings import ToolProtocol
+from lantern.approvals.approver import Decision, Fixed
+from lantern.settings.model import ToolProtocol
 from lantern.workspace.roots import Workspace
 
 from tests.fakes.openai_server import FakeOpenAI, Turn

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.code.cache import ParseCache
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.find_symbol import MAX_DEFINITIONS

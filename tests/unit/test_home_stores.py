@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.session import Session
 from lantern.tools.base import ToolContext
 from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace

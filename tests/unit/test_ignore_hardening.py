@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import ToolContext
 from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.ignore.files import INLINE_PARSE_BYTES, IgnoreRules

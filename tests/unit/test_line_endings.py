@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from lantern.agent.conversation import SeenLines
 from lantern.agent.references import Reference, resolve_references
-from lantern.approvals import ApprovalRequest, Decision, Outcome, PromptObserver
+from lantern.approvals.approver import ApprovalRequest, Decision, Outcome, PromptObserver
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.workspace.roots import Workspace
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pathspec
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.list_files import LIST_MAX_RESULTS

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from lantern.agent.conversation import Conversation
 from lantern.agent.loop import Agent
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.workspace.roots import Workspace
 
 from tests.fakes.scripted_model import Say, ScriptedModel

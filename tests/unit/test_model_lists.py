@@ -17,7 +17,7 @@ from lantern.agent.provider.model_lists import (
     local_candidates,
     probe_local_servers,
 )
-from lantern.config import Settings
+from lantern.settings.sources import Settings
 
 from tests.fakes.openai_server import FakeOpenAI
 

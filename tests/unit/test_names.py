@@ -13,7 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.approvals.approver import (
+    ApprovalRequest,
+    Decision,
+    Fixed,
+    Remembering,
+    WorkspaceGrants,
+)
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace

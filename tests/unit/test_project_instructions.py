@@ -19,10 +19,10 @@ import pytest
 from lantern.agent.conversation import Conversation
 from lantern.agent.instructions import CAP_BYTES
 from lantern.agent.loop import Agent, Limits
-from lantern.approvals import ApprovalRequest, Decision, Remembering, WorkspaceGrants
+from lantern.approvals.approver import ApprovalRequest, Decision, Remembering, WorkspaceGrants
 from lantern.audit import AuditLog
-from lantern.settings import Settings
-from lantern.trust import narrow
+from lantern.settings.model import Settings
+from lantern.settings.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 

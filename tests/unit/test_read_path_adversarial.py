@@ -29,7 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lantern.approvals import ApprovalRequest, Decision, Fixed, Remembering, WorkspaceGrants
+from lantern.approvals.approver import (
+    ApprovalRequest,
+    Decision,
+    Fixed,
+    Remembering,
+    WorkspaceGrants,
+)
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.workspace import jail
 from lantern.workspace.policy import Policy
@@ -391,7 +397,7 @@ class Unprivileged:
         script = (
             "import os, sys, json, asyncio, asyncio.subprocess, ctypes, unicodedata\n"
             "import urllib.parse, encodings.idna, concurrent.futures.thread, lantern.cli\n"
-            "import lantern.tools.registry, lantern.audit, lantern.approvals, sysconfig\n"
+            "import lantern.tools.registry, lantern.audit, lantern.approvals.approver, sysconfig\n"
             "sysconfig.get_paths()  # loads its data module while /root can still be read\n"
             "if os.geteuid() == 0:\n"
             f"    os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"

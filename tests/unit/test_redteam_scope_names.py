@@ -10,7 +10,7 @@ import base64
 from pathlib import Path
 
 import pytest
-from lantern.approvals import Decision, Remembering, WorkspaceGrants
+from lantern.approvals.approver import Decision, Remembering, WorkspaceGrants
 from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
 from lantern.workspace.redact.redactor import redact

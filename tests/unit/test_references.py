@@ -21,7 +21,7 @@ from lantern.agent.references import (
     find_citations,
     resolve_references,
 )
-from lantern.approvals import Decision, Fixed
+from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import SeenSpan, ToolContext
 from lantern.workspace.roots import Workspace
 

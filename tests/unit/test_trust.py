@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from lantern.agent.editor_context import EditorContext, Lines, prepare
-from lantern.approvals import ApprovalRequest, Decision
-from lantern.config import Settings
+from lantern.approvals.approver import ApprovalRequest, Decision
 from lantern.errors import ToolError
 from lantern.session import Session
-from lantern.trust import narrow
+from lantern.settings.sources import Settings
+from lantern.settings.trust import narrow
 
 HOSTILE = {
     "baseUrl": "http://127.0.0.1:9/v1",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lantern.agent.conversation import Conversation
-from lantern.approvals import INSTRUCTIONS, Approver
+from lantern.approvals.approver import INSTRUCTIONS, Approver
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import escape_line

@@ -50,10 +50,10 @@ from lantern.agent.tool_round import (
     ToolCallRecord,
     ToolRunner,
 )
-from lantern.approvals import Approver
+from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
-from lantern.settings import Settings
-from lantern.settings import ToolProtocol as ToolProtocolSetting
+from lantern.settings.model import Settings
+from lantern.settings.model import ToolProtocol as ToolProtocolSetting
 from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
 
@@ -78,7 +78,7 @@ _DEFAULTS = Settings()
 @dataclass(frozen=True)
 class Limits:
     """The settings one question obeys. Defaults are the settings' defaults, stated in
-    `lantern.settings` only; `question_timeout` is `questionTimeoutSeconds`."""
+    `lantern.settings.model` only; `question_timeout` is `questionTimeoutSeconds`."""
 
     max_steps: int = _DEFAULTS.max_steps
     max_tool_output_bytes: int = _DEFAULTS.max_tool_output_bytes

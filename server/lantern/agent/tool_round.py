@@ -20,8 +20,8 @@ from typing import Any, Literal
 from lantern.agent.conversation import Conversation
 from lantern.agent.protocol.seam import CallResult
 from lantern.agent.reply import ModelError, ToolCall, Usage
-from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
-from lantern.approvals import Outcome as ApprovalOutcome
+from lantern.approvals.approver import ApprovalRequest, Approver, Decision, PromptObserver
+from lantern.approvals.approver import Outcome as ApprovalOutcome
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.tools.arguments import parse_arguments

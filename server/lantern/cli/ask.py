@@ -21,10 +21,10 @@ from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
 from lantern.agent.loop import Agent
 from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
-from lantern.approvals import ApprovalRequest, Approver, Decision, Fixed, Remembering
+from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditError
 from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
-from lantern.config import Settings
+from lantern.settings.sources import Settings
 from lantern.workspace.roots import Workspace
 
 _EXIT_FOR = {

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lantern import __version__, exit_codes
-from lantern.config import Settings, SettingsError, load_settings
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
 from lantern.platform_gate import unsupported
+from lantern.settings.sources import Settings, SettingsError, load_settings
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
@@ -112,7 +112,7 @@ def _settings(cli: dict[str, object] | None = None) -> Settings:
 
 
 async def _tool(args: argparse.Namespace) -> int:
-    from lantern.approvals import Decision, Fixed
+    from lantern.approvals.approver import Decision, Fixed
     from lantern.audit import AuditLog
     from lantern.tools.base import ToolContext
     from lantern.tools.registry import run_tool

@@ -29,12 +29,12 @@ from lantern.agent.provider.endpoint import (
     resolve_endpoint,
 )
 from lantern.agent.provider.secrets_out import ScrubbingWriter, Secrets
-from lantern.approvals import grants_path
+from lantern.approvals.approver import grants_path
 from lantern.audit import audit_path
-from lantern.config import Settings, config_path
 from lantern.errors import ToolError
 from lantern.escaping import public_url
 from lantern.platform_gate import unsupported
+from lantern.settings.sources import Settings, config_path
 from lantern.tools.ripgrep.process import rg_binary
 from lantern.workspace.jail import readback_method
 

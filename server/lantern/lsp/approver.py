@@ -31,7 +31,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from lantern.approvals import ApprovalRequest, Decision
+from lantern.approvals.approver import ApprovalRequest, Decision
 from lantern.lsp.messages import APPROVE, ApproveParams, ApproveResult
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from lantern.approvals import ApprovalRequest, Approver, Decision, PromptObserver
+from lantern.approvals.approver import ApprovalRequest, Approver, Decision, PromptObserver
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.arguments import json_schema

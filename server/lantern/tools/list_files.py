@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from lantern.approvals import human_size
+from lantern.approvals.approver import human_size
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, in_glob, no_nul, shown
 from lantern.tools.base import Tool, ToolContext, ToolResult, approve

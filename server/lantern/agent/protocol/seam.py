@@ -37,7 +37,7 @@ from lantern.agent.protocol.text_words import (
 )
 from lantern.agent.protocol.text_words import result_ids as text_result_ids
 from lantern.agent.reply import ModelError, Reply, ToolCall
-from lantern.settings import ToolProtocol as Mode
+from lantern.settings.model import ToolProtocol as Mode
 
 Name = Literal["native", "text"]
 Message = dict[str, Any]

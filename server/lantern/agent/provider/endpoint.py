@@ -22,8 +22,8 @@ from urllib.parse import unquote
 from lantern.agent.failure import Fix, shown
 from lantern.agent.provider.diagnose import model_ids, with_path
 from lantern.agent.provider.secrets_out import Secrets
-from lantern.config import Settings
 from lantern.escaping import public_url, split_userinfo
+from lantern.settings.sources import Settings
 
 OLLAMA_DEFAULT = "127.0.0.1:11434"
 PROBE_TIMEOUT = 0.3

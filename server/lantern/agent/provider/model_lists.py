@@ -21,8 +21,8 @@ from lantern.agent.failure import ErrorKind, Fix, ModelError
 from lantern.agent.provider.diagnose import fixed_url
 from lantern.agent.provider.endpoint import OPENAI, list_models, ollama_base_url
 from lantern.agent.provider.secrets_out import Secrets
-from lantern.config import Settings
 from lantern.escaping import cap, escape_line, public_url
+from lantern.settings.sources import Settings
 
 LOCAL_TIMEOUT = 1.5  # one local probe
 LIST_TIMEOUT = 5.0  # the configured endpoint's list (it may be remote)

@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from lantern.settings import Settings
+from lantern.settings.model import Settings
 
 __all__ = ["ADD_ONLY", "LOWER_ONLY", "narrow"]
 

@@ -5,7 +5,7 @@ The model's camelCase aliases are the settings' names everywhere: the keys of
 ``lantern.<name>`` settings and of ``config.toml``. Each value is checked by our
 own function so that a message says what was expected and what came, and never
 echoes the API key. Where the values come from, and which wins, is
-:mod:`lantern.config`; the reference for users is docs/settings.md.
+:mod:`lantern.settings.sources`; the reference for users is docs/settings.md.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import platformdirs
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from lantern.settings import Settings, SettingsError, describe, setting_names
+from lantern.settings.model import Settings, SettingsError, describe, setting_names
 
 __all__ = ["Settings", "SettingsError", "config_path", "load_settings", "load_settings_lenient"]
 

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lantern.approvals import Remembering, RootsIdentity
+from lantern.approvals.approver import Remembering, RootsIdentity
 from lantern.escaping import escape_line
 
 Scope = Literal["always", "conversation"]
