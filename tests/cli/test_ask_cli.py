@@ -279,7 +279,7 @@ def test_unreachable_endpoint(lantern: Lantern) -> None:
 
 
 def test_hang_before_first_byte_times_out(fake: FakeOpenAI, lantern: Lantern) -> None:
-    lantern.settings.sources("requestTimeoutSeconds = 1\n")
+    lantern.config("requestTimeoutSeconds = 1\n")
     fake.add_turns([Turn(fault="hang")] * 3)
     run = lantern.ask(Q, timeout=HANG_S)  # the fake never answers: only the 1 s ends it
     assert run.rc == EXIT_MODEL
@@ -313,7 +313,7 @@ def test_stream_cut_twice_is_an_error(fake: FakeOpenAI, lantern: Lantern) -> Non
 
 
 def test_stream_stall_ends_in_bounded_time(fake: FakeOpenAI, lantern: Lantern) -> None:
-    lantern.settings.sources("requestTimeoutSeconds = 1\n")
+    lantern.config("requestTimeoutSeconds = 1\n")
     fake.add_turns([Turn(content="starts and then never finishes", fault="stall")] * 3)
     run = lantern.ask(Q, timeout=HANG_S)  # the stream never ends: only the 1 s ends it
     assert run.rc == EXIT_MODEL
@@ -345,7 +345,7 @@ def test_max_steps(fake: FakeOpenAI, lantern: Lantern) -> None:
 
 
 def test_tool_output_budget(fake: FakeOpenAI, lantern: Lantern) -> None:
-    lantern.settings.sources("maxToolOutputBytes = 300\n")
+    lantern.config("maxToolOutputBytes = 300\n")
     fake.add_turns(
         [
             Turn(tool_calls=[read("b1", "notes.txt")]),
@@ -367,7 +367,7 @@ def test_tool_output_budget(fake: FakeOpenAI, lantern: Lantern) -> None:
 
 
 def test_question_timeout_returns_partial_answer(fake: FakeOpenAI, lantern: Lantern) -> None:
-    lantern.settings.sources("questionTimeoutSeconds = 1.5\n")
+    lantern.config("questionTimeoutSeconds = 1.5\n")
     full = "slowly " * 200
     fake.add_turns([Turn(content=full, chunk_delay=0.05)])  # 10 s of streaming
     run = lantern.ask(Q, timeout=HANG_S)

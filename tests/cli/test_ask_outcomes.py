@@ -26,7 +26,7 @@ def test_no_model_prints_readable_help(lantern: Lantern, fake: FakeOpenAI) -> No
 
 
 def test_a_reply_cut_at_the_output_limit_is_truncated(fake: FakeOpenAI, lantern: Lantern) -> None:
-    lantern.settings.sources("maxOutputTokens = 300\n")
+    lantern.config("maxOutputTokens = 300\n")
     fake.add_turns([Turn(content="main is defined in src/app.py and it", finish_reason="length")])
     run = lantern.ask(Q)
     assert run.rc == EXIT_LIMIT, run.stderr
@@ -56,7 +56,7 @@ def test_max_output_tokens_follows_what_the_endpoint_takes(
     # OpenAI's 400 for a reasoning model sent `max_tokens` (its API reference: "Unsupported
     # parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens'
     # instead."): asked once more with the other name, never both.
-    lantern.settings.sources("maxOutputTokens = 2048\n")
+    lantern.config("maxOutputTokens = 2048\n")
     refusal = (
         '{"error": {"message": "Unsupported parameter: \'max_tokens\' is not supported with '
         'this model. Use \'max_completion_tokens\' instead.", "type": '

@@ -150,7 +150,7 @@ def test_a_password_urllib_would_misread_is_never_echoed(
 def test_a_credential_in_the_headers_setting_shows_nowhere(
     refusing: FakeOpenAI, lantern: Lantern, env: dict[str, str], project: Project
 ) -> None:
-    lantern.settings.sources(f'[headers]\nAuthorization = "Bearer {HEADER_TOKEN}"\n')
+    lantern.config(f'[headers]\nAuthorization = "Bearer {HEADER_TOKEN}"\n')
     done = lantern.ask("q")
     assert done.rc == 3
     assert any(HEADER_TOKEN in r.headers.get("authorization", "") for r in refusing.requests)

@@ -351,7 +351,7 @@ def _answer(text: str) -> list[str]:
 def test_azure_deployment_url_with_api_version_and_api_key_header(
     fake: FakeOpenAI, lantern: Lantern
 ) -> None:
-    lantern.settings.sources(f'[headers]\n"api-key" = "{AZURE_KEY}"\n')
+    lantern.config(f'[headers]\n"api-key" = "{AZURE_KEY}"\n')
     fake.add_turns([Turn(raw=_answer("It greets."))])
     base = f"http://127.0.0.1:{fake.port}/openai/deployments/gpt4o?api-version=2024-10-21"
     run = lantern.ask(replay.QUESTION, base_url=base, model="gpt4o")

@@ -182,7 +182,7 @@ def test_server_refusing_tools_falls_back_to_text(
 def test_native_setting_keeps_the_provider_message(fake: FakeOpenAI, lantern: Lantern) -> None:
     # Source: as the Ollama case; with toolProtocol = "native" Lantern must not fall back,
     # and says the provider's own words plus what to change.
-    lantern.settings.sources('toolProtocol = "native"\n')
+    lantern.config('toolProtocol = "native"\n')
     fake.reject_tools = OLLAMA_NO_TOOLS
     run = lantern.ask(replay.QUESTION, model="gemma2:2b")
     out = replay.assert_error_once(run, "does not support tools")
@@ -192,7 +192,7 @@ def test_native_setting_keeps_the_provider_message(fake: FakeOpenAI, lantern: La
 
 def test_text_setting_never_sends_tools(fake: FakeOpenAI, lantern: Lantern) -> None:
     # With toolProtocol = "text" the first request already uses the text protocol.
-    lantern.settings.sources('toolProtocol = "text"\n')
+    lantern.config('toolProtocol = "text"\n')
     fake.add_turns([Turn(raw=_text_step([HERMES_CALL])), Turn(raw=_text_step([replay.ONE_ANSWER]))])
     run = lantern.ask(replay.QUESTION)
     out = replay.assert_clean_answer(run, replay.ONE_ANSWER)
@@ -204,7 +204,7 @@ def test_text_setting_never_sends_tools(fake: FakeOpenAI, lantern: Lantern) -> N
 
 def test_tool_protocol_flag_beats_the_config_file(fake: FakeOpenAI, lantern: Lantern) -> None:
     # `--tool-protocol text` on the command line overrides config.toml's "native".
-    lantern.settings.sources('toolProtocol = "native"\n')
+    lantern.config('toolProtocol = "native"\n')
     fake.add_turns([Turn(raw=_text_step([HERMES_CALL])), Turn(raw=_text_step([replay.ONE_ANSWER]))])
     run = lantern.ask(replay.QUESTION, "--tool-protocol", "text")
     _assert_read_app(replay.assert_clean_answer(run, replay.ONE_ANSWER))
@@ -244,7 +244,7 @@ def test_two_text_calls_in_a_fence_with_prose(fake: FakeOpenAI, lantern: Lantern
         '<tool_call>\n{"name": "read_file", "arguments": {"path": "src/util.py"}}\n</tool_call>\n'
         "```\n"
     )
-    lantern.settings.sources('toolProtocol = "text"\n')
+    lantern.config('toolProtocol = "text"\n')
     fake.add_turns(
         [Turn(raw=_text_step(_split(text, 9))), Turn(raw=_text_step(_split(replay.ANSWER)))]
     )
