@@ -83,7 +83,13 @@ def test_settings_table_lists_every_setting_with_its_default() -> None:
     assert sorted(names) == sorted(setting_names())
 
 
-LIMITS = {"maxSteps", "maxToolOutputBytes", "questionTimeoutSeconds", "maxContextTokens"}
+LIMITS = {
+    "maxSteps",
+    "maxToolOutputBytes",
+    "questionTimeoutSeconds",
+    "maxContextTokens",
+    "maxOutputTokens",
+}
 #: What the loop reads of its settings that is not a limit on a question.
 NOT_LIMITS = {"toolProtocol", "projectInstructions"}
 AGENT = Path(__file__).resolve().parents[2] / "server" / "lantern" / "agent"
@@ -93,7 +99,7 @@ def settings_the_loop_reads() -> set[str]:
     """Every `settings.<name>` and `….settings.<name>` in the loop's modules, as the
     setting's camelCase name."""
     names: set[str] = set()
-    for module in ("loop.py", "model_side.py", "tool_round.py"):
+    for module in ("loop.py", "model_side.py", "tool_round.py", "provider/window.py"):
         tree = ast.parse((AGENT / module).read_text("utf-8"))
         for node in ast.walk(tree):
             if not isinstance(node, ast.Attribute):

@@ -84,6 +84,28 @@ def _texts(value: object) -> list[str] | None:
     return None
 
 
+def _ratio(value: object) -> float:
+    """A conversation file's `tokenRatio`, if it is a sane one; else no calibration yet."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0.1 <= value <= 10:
+        return float(value)
+    return 1.0
+
+
+@dataclass
+class Shortened:
+    """What `Conversation.compact` did: tool outputs shortened, turns dropped, and the
+    history's estimated tokens before and after."""
+
+    before: int
+    after: int = 0
+    outputs: int = 0
+    turns: int = 0
+
+    def to(self, used: int) -> Shortened:
+        self.after = used
+        return self
+
+
 class SeenLines:
     """Which lines of which files were shown to the model in one conversation.
 
@@ -169,6 +191,8 @@ class Conversation:
     # Project instructions as sent (`agent/instructions.py`), kept apart from `messages` so
     # compaction never drops them; None until offered (the first question with the setting on).
     instructions: list[str] | None = None
+    # The server's tokens per estimated token, from its own counts (`agent/context.py`).
+    token_ratio: float = 1.0
 
     def seed(self, turns: Sequence[HistoryTurn]) -> bool:
         """Start an empty conversation with earlier turns (user, assistant, …): what a
@@ -187,12 +211,13 @@ class Conversation:
             )
         return bool(kept)
 
-    def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
-        """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
+    def compact(self, budget_tokens: int, system_tokens: int = 0) -> Shortened:
+        """Shorten old tool outputs, then drop old turns, until the history fits."""
         used = message_tokens(self.messages) + system_tokens
+        done = Shortened(used)
         for message in self.messages[:-1]:
             if used <= budget_tokens:
-                return used
+                return done.to(used)
             content = message.get("content")
             shortened = result_ids(message)  # tool results, in either protocol's form
             if shortened is not None and isinstance(content, str) and len(content) > 400:
@@ -204,6 +229,7 @@ class Conversation:
                     "again if you need it]"
                 )
                 used += message_tokens([message]) - before
+                done.outputs += 1
         # Still too long: drop whole turns from the front (a turn starts at a user message).
         while used > budget_tokens:
             starts = [
@@ -216,7 +242,8 @@ class Conversation:
             used -= message_tokens(self.messages[: starts[1]])
             del self.messages[: starts[1]]
             self.answered.clear()
-        return used
+            done.turns += 1
+        return done.to(used)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -229,6 +256,7 @@ class Conversation:
             "toolProtocol": self.tool_protocol,
             "warnedCut": self.warned_cut,
             "instructions": self.instructions,
+            "tokenRatio": self.token_ratio,
         }
 
     @classmethod
@@ -244,6 +272,7 @@ class Conversation:
             tool_protocol="text" if data.get("toolProtocol") == "text" else "native",
             warned_cut=data.get("warnedCut") is True,
             instructions=_texts(data.get("instructions")),
+            token_ratio=_ratio(data.get("tokenRatio")),
         )
 
     def save(self, path: Path) -> None:

@@ -28,6 +28,7 @@ from lantern.agent.instructions import offer_once
 from lantern.agent.model_side import ModelSide, Turn
 from lantern.agent.protocol.seam import Message
 from lantern.agent.provider.outcomes import cut_short
+from lantern.agent.provider.window import ContextWindow, known_window
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ModelError, ToolCall
 from lantern.agent.result import AskResult, StopReason, detail_json
@@ -111,12 +112,15 @@ class Agent:
         approvals: Approver,
         settings: Settings | None = None,
         audit: AuditLog | None = None,
+        window: ContextWindow | None = None,
     ) -> None:
         self.model = model
         self.workspace = workspace
         self.approvals = approvals
         self.settings = settings or Settings()  # the limits, the tool protocol, instructions
         self.audit = audit
+        # The endpoint's window as found (`provider.window`); else what the settings say.
+        self.window = window or known_window(self.settings, model.model)
 
     async def ask(
         self,
@@ -130,8 +134,8 @@ class Agent:
 
         `editor` (the editor's state when the user asked) puts a metadata block before
         the question, and the selected lines as Lantern's own `read_file` call."""
-        q = self._question(conv, on_event or (lambda _event: None))
         message = {"role": "user", "content": question}
+        q = self._question(conv, on_event or (lambda _event: None), message)
         conv.messages.append(message)  # the question alone, if the read is cancelled
         try:
             async with asyncio.timeout(self.settings.question_timeout_seconds):
@@ -149,10 +153,27 @@ class Agent:
             answered = Answered(q.model.said(), "cancelled")
         return await self._close(q, answered)
 
-    def _question(self, conv: Conversation, emit: EventSink) -> _Question:
-        model = ModelSide(self.model, self.workspace, self.settings, self.audit, conv, emit)
+    def _question(self, conv: Conversation, emit: EventSink, message: Message) -> _Question:
+        model = ModelSide(
+            self.model,
+            self.workspace,
+            self.settings,
+            self.audit,
+            conv,
+            emit,
+            window=self.window,
+            question=message,
+        )
         budget = self.settings.max_tool_output_bytes
-        tools = ToolRunner(self.workspace, self.approvals, self.audit, conv, emit, budget=budget)
+        tools = ToolRunner(
+            self.workspace,
+            self.approvals,
+            self.audit,
+            conv,
+            emit,
+            budget=budget,
+            room=model.result_room,
+        )
         return _Question(conv, emit, model, tools)
 
     async def _run(self, q: _Question) -> Answered:
@@ -270,4 +291,6 @@ class Agent:
             detail=detail,
             warnings=q.model.warnings,
             model=self.model.model,
+            context=q.model.meter.fill(),
+            compactions=q.model.compactor.done,
         )

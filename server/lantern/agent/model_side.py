@@ -22,6 +22,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lantern.agent.compaction import Compactor
+from lantern.agent.context import Meter, window_too_small
 from lantern.agent.conversation import Conversation
 from lantern.agent.events import EventSink
 from lantern.agent.instructions import with_instructions
@@ -37,13 +39,15 @@ from lantern.agent.protocol.seam import (
     protocol_for,
 )
 from lantern.agent.provider.stream import ReplyTooLarge
+from lantern.agent.provider.window import ContextWindow
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, Usage
 from lantern.agent.result import detail_json, usage_json
-from lantern.agent.tokens import message_tokens
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
 from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
+
+_LEAST_SHARE = 256  # tokens a result may always take, however full the window
 
 
 @dataclass(frozen=True)
@@ -66,9 +70,15 @@ class ModelSide:
         audit: AuditLog | None,
         conv: Conversation,
         emit: EventSink,
+        *,
+        window: ContextWindow,
+        question: Message,
     ) -> None:
         self.model, self.conv, self.emit = model, conv, emit
         self.workspace, self.settings, self.audit = workspace, settings, audit
+        self.question = question  # this question's message: never compacted
+        self.meter = Meter(window, conv, settings.max_output_tokens)
+        self.compactor = Compactor(conv, self.meter, emit, self._summary)
         self.usage = Usage()  # every request of the question, added up
         self.warnings: list[ModelError] = []  # what the user should know of a good answer
         self.notes: list[str] = []  # Lantern's words for the next request only
@@ -76,6 +86,12 @@ class ModelSide:
         self._base_prompt: str | None = None
         self._said: list[str] = []  # the prose so far; the reply streaming now after `_mark`
         self._mark = 0
+
+    def result_room(self, calls: int) -> int:
+        """The tokens each of `calls` results may take: an equal part of what the window has
+        left after the last request and its reply, one part kept for what comes after."""
+        left = self.meter.room - self.meter.used
+        return max(_LEAST_SHARE, left // (calls + 1))
 
     def said(self) -> str:
         """Everything the model has said to the user so far in this question: the prose of
@@ -129,7 +145,10 @@ class ModelSide:
         on = self.settings.project_instructions
         texts = (self.conv.instructions or []) if on else []
         kept = [system, *({"role": "user", "content": text} for text in texts)]
-        self.conv.compact(self.settings.max_context_tokens, message_tokens(kept))
+        fixed = self.meter.estimate(kept, protocol.offer(self.conv.messages, False).tools)
+        if fixed > self.meter.room:
+            raise window_too_small(self.meter.window, fixed, self.meter.reserve)
+        await self.compactor.fit(self.meter.room - fixed, self.question)
         notes = [*self.notes, *([final_note] if final_note else [])]
         return with_notes([system, *with_instructions(self.conv.messages, texts)], notes)
 
@@ -153,6 +172,7 @@ class ModelSide:
         outcome = "ok"
         reply: Reply | None = None
         self._mark = len(self._said)
+        self.meter.sending(messages, offer.tools)
 
         def on_text(text: str) -> None:
             self._said.append(text)
@@ -188,7 +208,7 @@ class ModelSide:
             outcome = "cancelled"
             raise
         finally:
-            self._account(messages, reply.usage if reply else None, outcome, started)
+            self._account(messages, reply, outcome, started)
 
     def _warn(self, warning: ModelError | None) -> None:
         """The endpoint cut the prompt: said once per conversation."""
@@ -205,12 +225,36 @@ class ModelSide:
             }
         )
 
+    async def _summary(self, messages: list[Message]) -> str:
+        """The model's summary of earlier turns (`compaction.py`): one request of its own,
+        with no tools, nothing streamed to the user, counted and audited like any other."""
+        started = time.perf_counter()
+        reply: Reply | None = None
+        outcome = "summary"
+        try:
+            reply = await self.model.complete(ChatTurn(messages))
+            return reply.content
+        except ModelError as exc:
+            outcome = f"summary_error:{exc.kind}"
+            raise
+        finally:
+            self.usage.add(reply.usage if reply else None)
+            self._audit(messages, reply.usage if reply else None, outcome, started)
+
     def _account(
-        self, messages: list[Message], usage: Usage | None, outcome: str, started: float
+        self, messages: list[Message], reply: Reply | None, outcome: str, started: float
     ) -> None:
+        usage = reply.usage if reply else None
         self.usage.add(usage)
         if usage is not None:
-            self.emit({"kind": "usage", **usage_json(self.usage)})
+            self.meter.answered(usage, cut=reply is not None and reply.warning is not None)
+            context = self.meter.fill().to_json()
+            self.emit({"kind": "usage", **usage_json(self.usage), "context": context})
+        self._audit(messages, usage, outcome, started)
+
+    def _audit(
+        self, messages: list[Message], usage: Usage | None, outcome: str, started: float
+    ) -> None:
         if self.audit is not None:
             self.audit.model_request(
                 conversation=self.conv.id,

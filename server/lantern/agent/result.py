@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lantern.agent.compaction import Compaction
+from lantern.agent.context import Fill
 from lantern.agent.references import Reference
 from lantern.agent.reply import ModelError, Usage
 from lantern.agent.tool_round import ToolCallRecord
@@ -55,6 +57,10 @@ class AskResult:
     warnings: list[ModelError] = field(default_factory=list)
     model: str | None = None
     """The model that answered (also when Lantern chose Ollama's first model)."""
+    context: Fill | None = None
+    """How full the context window was after the last request, and where the window came from."""
+    compactions: list[Compaction] = field(default_factory=list)
+    """What was summarized, shortened or dropped to fit the window during the question."""
 
     @property
     def error_code(self) -> str | None:
@@ -79,4 +85,8 @@ class AskResult:
             data["detail"] = detail_json(self.detail, outcome)
         if self.warnings:
             data["warnings"] = [detail_json(w, "prompt_truncated") for w in self.warnings]
+        if self.context is not None:
+            data["context"] = self.context.to_json()
+        if self.compactions:
+            data["compactions"] = [c.to_json() for c in self.compactions]
         return data

@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lantern.agent.context import fit_share
 from lantern.agent.conversation import Conversation
 from lantern.agent.events import Event, EventSink
 from lantern.agent.protocol.seam import CallResult
@@ -138,9 +140,11 @@ class ToolRunner:
         emit: EventSink,
         *,
         budget: int,
+        room: Callable[[int], int] | None = None,
     ) -> None:
         self.workspace, self.approvals, self.audit = workspace, approvals, audit
         self.conv, self.emit, self.budget = conv, emit, budget
+        self.room = room  # the tokens one of a round's n results may take in the window
         self.calls: list[ToolCallRecord] = []
         self.spent = 0
 
@@ -153,6 +157,7 @@ class ToolRunner:
         """Run every call concurrently; results, events and bookkeeping in call order."""
         running: list[_Call] = []
         first_of: dict[str, str] = {}
+        share = self.room(len(calls)) if self.room is not None else None
         try:
             for call in calls:
                 running.append(self._start(call, first_of))
@@ -161,7 +166,8 @@ class ToolRunner:
             for one in running:
                 one.job.cancel()
             raise
-        return [self._finish(one, result) for one, result in zip(running, results, strict=True)]
+        done = zip(running, results, strict=True)
+        return [self._finish(one, result, share) for one, result in done]
 
     def _start(self, call: ToolCall, first_of: dict[str, str]) -> _Call:
         """Record `call` and start it, or point it at the same call made before."""
@@ -181,7 +187,11 @@ class ToolRunner:
             first_of[key] = call.id
         return _Call(call, args, record, asyncio.create_task(self._one(record, call, args)))
 
-    def _finish(self, one: _Call, result: ToolResult) -> CallResult:
+    def _finish(self, one: _Call, result: ToolResult, share: int | None) -> CallResult:
+        if share is not None and not result.is_error:
+            fitted = fit_share(result.content, share, self.conv.token_ratio, one.call.name)
+            if fitted != result.content:  # which of its lines the model saw is not known now
+                result.content, result.seen = fitted, []
         self._within_budget(result)
         record = one.record
         record.status, record.code, record.bytes = _status(result.code), result.code, result.bytes

@@ -144,6 +144,8 @@ class EventPrinter:
         elif status == "protocol" and message and "protocol" not in self._said:
             self._said.add("protocol")
             self._print(f"lantern: {one_line(message, 500)}")
+        elif status == "compacted" and message:
+            self._print(f"lantern: {one_line(message, 500)}")
         elif status == "warning" and isinstance(event.get("detail"), dict):
             lines = failure_lines(event["detail"])
             self._print("\n".join([f"lantern: warning: {lines[0]}", *lines[1:]]))
@@ -173,9 +175,24 @@ def print_text(result: AskResult, out: TextIO | None = None, err: TextIO | None 
                 else f"{ref.start_line}-{ref.end_line}"
             )
             print(f"  {one_line(ref.path, 500)}:{lines} ({marks})", file=out)
-    usage = result.to_dict().get("usage")
+    data = result.to_dict()
+    usage, context = data.get("usage"), data.get("context")
     if isinstance(usage, dict) and (usage.get("promptTokens") or usage.get("completionTokens")):
         print(f"lantern: {token_counts(usage)}", file=err)
+    if isinstance(context, dict) and context.get("used"):
+        print(f"lantern: {context_line(context)}", file=err)
+
+
+def context_line(context: dict[str, Any]) -> str:
+    """`context: 3,120 of 8,192 tokens (38%; Ollama /api/ps: the loaded model)`, and what
+    happens next when the window is 80% full."""
+    used, window = int(context["used"]), int(context["window"])
+    share = used * 100 // window if window else 100
+    source = one_line(str(context.get("source", "")), 200)
+    line = f"context: {used:,} of {window:,} tokens ({share}%; {source})"
+    if share >= 80:
+        line += "; earlier turns will be summarized when the window is full"
+    return line
 
 
 def print_json(result: AskResult, out: TextIO | None = None) -> None:

@@ -80,14 +80,17 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Tool:
-    """One tool, whole: what the model is told, what it may send, how it runs, and how a
-    call reads in one line for people (`summarize` gets the parsed argument object)."""
+    """One tool, whole: what the model is told, what it may send, how it runs, how a call
+    reads in one line for people (`summarize` gets the parsed argument object), and how to
+    ask for less (`narrow`)."""
 
     name: str
     description: str
     args: type[BaseModel]
     run: Callable[[Any, ToolContext], Awaitable[ToolResult]]
     summarize: Callable[[Mapping[str, Any]], str]
+    narrow: str = ""
+    """How to ask for less when a result does not fit the context window (the model is told)."""
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI `tools` entry."""

@@ -101,4 +101,5 @@ async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolRes
     )
 
 
-TOOL = Tool("find_references", DESCRIPTION, FindReferencesArgs, find_references, summarize)
+NARROW = "pass `path` to look in one folder or file"
+TOOL = Tool("find_references", DESCRIPTION, FindReferencesArgs, find_references, summarize, NARROW)

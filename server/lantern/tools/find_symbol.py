@@ -108,4 +108,5 @@ async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     )
 
 
-TOOL = Tool("find_symbol", DESCRIPTION, FindSymbolArgs, find_symbol, summarize)
+NARROW = "pass `path` to look in one folder, or a qualified name (`Class.member`)"
+TOOL = Tool("find_symbol", DESCRIPTION, FindSymbolArgs, find_symbol, summarize, NARROW)

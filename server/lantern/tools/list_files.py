@@ -209,4 +209,5 @@ async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult("\n".join([*lines, *notes]), path=where, decision=decision)
 
 
-TOOL = Tool("list_files", DESCRIPTION, ListFilesArgs, list_files, summarize)
+NARROW = "list a sub-folder"
+TOOL = Tool("list_files", DESCRIPTION, ListFilesArgs, list_files, summarize, NARROW)

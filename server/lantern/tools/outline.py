@@ -172,4 +172,5 @@ async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
     return result
 
 
-TOOL = Tool("outline", DESCRIPTION, OutlineArgs, outline, summarize)
+NARROW = "outline a sub-folder or one file"
+TOOL = Tool("outline", DESCRIPTION, OutlineArgs, outline, summarize, NARROW)

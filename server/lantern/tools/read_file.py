@@ -88,4 +88,5 @@ async def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     return await _read_open(opened, args.offset, args.limit, decision)
 
 
-TOOL = Tool("read_file", DESCRIPTION, ReadFileArgs, read_file, summarize)
+NARROW = "read fewer lines at a time with `offset` and `limit`"
+TOOL = Tool("read_file", DESCRIPTION, ReadFileArgs, read_file, summarize, NARROW)

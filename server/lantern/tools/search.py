@@ -181,4 +181,5 @@ async def search(args: SearchArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(content, path=where, decision=decision, seen=seen, redactions=redactions)
 
 
-TOOL = Tool("search", DESCRIPTION, SearchArgs, search, summarize)
+NARROW = "search a sub-folder (`path`) or some files (`glob`), or a more precise pattern"
+TOOL = Tool("search", DESCRIPTION, SearchArgs, search, summarize, NARROW)
