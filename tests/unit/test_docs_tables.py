@@ -4,7 +4,8 @@ docs/settings.md's settings table (one row per setting: name, default, …) must
 exactly the settings of `lantern.settings.Settings`, each once, with its default;
 docs/agent-loop.md's limits table (setting and what it limits, default, stop reason)
 must name real settings with their defaults, which are also the loop's `Limits`, and
-real stop reasons; docs/protocol.md's method tables must list exactly the methods the
+real stop reasons; docs/tools.md's error codes must be exactly a tool error's codes;
+docs/protocol.md's method tables must list exactly the methods the
 language server handles and the `lantern/…` ones it sends, each with its kind.
 """
 
@@ -18,6 +19,7 @@ from typing import Any, get_args
 import attrs
 import pytest
 from lantern.agent.loop import Limits, StopReason
+from lantern.errors import ErrorCode
 from lantern.lsp.messages import MESSAGE_TYPES
 from lantern.lsp.server import build_server
 from lantern.settings import Settings, setting_names
@@ -118,6 +120,17 @@ def test_limits_table_matches_the_code(name: str, default: str, stop: str) -> No
 def test_limits_table_covers_the_loops_limits() -> None:
     assert set(LIMIT_FIELDS) <= {name for name, _, _ in limit_rows()}
     assert set(LIMIT_FIELDS.values()) | {"tool_protocol"} == set(Limits.__dataclass_fields__)
+
+
+def test_tool_error_codes_table_lists_every_code() -> None:
+    rows = table((DOCS / "tools.md").read_text("utf-8"), "## Error codes", "code")
+    codes = []
+    for code_cell, _meaning in rows:
+        ticked = _TICKED.fullmatch(code_cell)
+        assert ticked, f"the code is not in backticks: {code_cell!r}"
+        codes.append(ticked.group(1))
+    assert len(codes) == len(set(codes)), "a code listed twice"
+    assert sorted(codes) == sorted(get_args(ErrorCode))
 
 
 def method_rows(heading: str) -> dict[str, str]:
