@@ -1,7 +1,8 @@
 // The conversation: a webview that shows questions, tool activity, answers and
 // references, in the Lantern side bar view (default) or in an editor tab
 // (`lantern.conversation.location`). It only renders; clicks come back as
-// messages and are checked against our own results.
+// messages and are checked against our own results. The page is the script: it makes
+// every element itself (media/shell.ts).
 
 import * as crypto from "crypto";
 import * as vscode from "vscode";
@@ -151,21 +152,6 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <title>Lantern</title>
 </head>
 <body>
-<header id="header">
-  <button id="model-chip" class="chip model-chip" type="button" aria-label="Pick a model" title="Pick a model">No model</button>
-  <button id="stop" type="button" aria-label="Stop the answer" title="Stop the answer" hidden>Stop</button>
-</header>
-<main id="conversation" aria-label="Conversation">
-  <section id="setup" class="card" aria-labelledby="setup-title" hidden></section>
-  <p class="empty" hidden>Ask about the code in this workspace: type a question below, or run <b>Lantern: Ask…</b> from the Command Palette.</p>
-  <div id="turns"></div>
-</main>
-<form id="follow-up">
-  <div id="context-row" class="context-row" hidden></div>
-  <textarea id="follow-up-text" rows="2" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
-  <button type="submit">Ask</button>
-</form>
-<div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
