@@ -8,7 +8,18 @@ import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/nod
 import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, ToPanel, TurnRecord } from "./protocol";
 import { editorWords } from "./fixes";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
-import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "./turns";
+import {
+  applyApproval,
+  applyApprovalClosed,
+  applyEvent,
+  applyFailure,
+  applyResult,
+  applyServerReady,
+  applyStart,
+  newTurn,
+  settleRestored,
+  shownActions,
+} from "./turns";
 
 const REQUEST_CANCELLED = -32800;
 
@@ -143,7 +154,7 @@ export class Questions implements vscode.Disposable {
   private next(): void {
     const queued = this.conversation.turns.find((t) => t.state === "queued");
     if (!queued) return;
-    queued.state = this.host.serverRunning ? "running" : "preparing";
+    applyStart(queued, this.host.serverRunning);
     this.changed(queued, false);
     void this.run(queued);
   }
@@ -160,10 +171,7 @@ export class Questions implements vscode.Disposable {
         return;
       }
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
-      if (turn.state === "preparing") {
-        turn.state = "running";
-        this.changed(turn, false);
-      }
+      if (applyServerReady(turn)) this.changed(turn, false);
       const history = historyOf(this.conversation.turns.filter((t) => t.key !== turn.key));
       const a = turn.attachment;
       const params: AskParams = {
@@ -250,7 +258,7 @@ export class Questions implements vscode.Disposable {
       });
       token.onCancellationRequested(() => this.settle(id, null));
       if (turn) {
-        turn.approval = approval;
+        applyApproval(turn, approval);
         this.changed(turn, false);
       }
       // Closing the notification is not an answer: the prompt stays in the view.
@@ -275,10 +283,7 @@ export class Questions implements vscode.Disposable {
     this.pending.delete(id);
     pending.resolve(action);
     const turn = this.turn(pending.turnKey);
-    if (turn?.approval?.id === id) {
-      turn.approval = undefined;
-      this.changed(turn, false);
-    }
+    if (turn && applyApprovalClosed(turn, id)) this.changed(turn, false);
   }
 
   // ------------------------------------------------------------ conversations
@@ -302,8 +307,8 @@ export class Questions implements vscode.Disposable {
 
   private async switchTo(conversation: StoredConversation): Promise<void> {
     this.running?.cancel.cancel();
-    for (const turn of this.conversation.turns) if (turn.state === "queued") turn.state = "done";
-    this.conversation.turns = this.conversation.turns.filter((t) => !(t.state === "done" && !t.result && !t.failure));
+    // Questions still queued are never asked: they go with the conversation left.
+    this.conversation.turns = this.conversation.turns.filter((t) => t.state !== "queued");
     await this.store.save(this.conversation);
     this.conversation = conversation;
     await this.store.setCurrent(conversation.id);
