@@ -63,10 +63,11 @@ for _path in (REPO_ROOT, REPO_ROOT / "server"):
 
 import openai  # noqa: E402
 from lantern.agent.conversation import Conversation  # noqa: E402
-from lantern.agent.loop import Agent, AskResult, Limits  # noqa: E402
+from lantern.agent.loop import Agent, AskResult  # noqa: E402
 from lantern.agent.provider.client import ModelClient  # noqa: E402
 from lantern.approvals.approver import Decision, Fixed  # noqa: E402
 from lantern.audit import AuditLog  # noqa: E402
+from lantern.settings.model import Settings  # noqa: E402
 from lantern.workspace.roots import Workspace  # noqa: E402
 
 from tests.fakes import openai_server  # noqa: E402
@@ -376,14 +377,13 @@ class Bench:
             model=self.model,
             workspace=self.workspace,
             approvals=Fixed(Decision.ALLOW_ONCE),
-            limits=Limits(),
             audit=AuditLog(workspace=self.workspace.name, workspace_key=self.workspace.key),
         )
         self.text_agent = Agent(
             model=self.model,
             workspace=self.workspace,
             approvals=Fixed(Decision.ALLOW_ONCE),
-            limits=Limits(tool_protocol="text"),
+            settings=Settings().model_copy(update={"tool_protocol": "text"}),
             audit=self.agent.audit,
         )
         # The baseline: the bare SDK, configured like ModelClient's (timeouts, retries).

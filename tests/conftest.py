@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from lantern.agent.provider.client import ModelClient
 from lantern.approvals.approver import Decision, Fixed
+from lantern.settings.model import Settings
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
@@ -58,3 +59,11 @@ def workspace_dir(tmp_path: Path) -> Path:
 def ctx(workspace_dir: Path) -> ToolContext:
     """A tool context on `workspace_dir` whose gate allows every read without asking."""
     return ToolContext(Workspace([workspace_dir]), Fixed(Decision.ALLOW_ONCE))
+
+
+def settings_with(**fields: Any) -> Settings:
+    """The default settings with `fields` (snake_case names) changed; a name that is no
+    setting fails here rather than being ignored."""
+    unknown = set(fields) - set(Settings.model_fields)
+    assert not unknown, f"not settings: {sorted(unknown)}"
+    return Settings().model_copy(update=fields)

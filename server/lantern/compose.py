@@ -7,9 +7,9 @@ line and one asked in an editor run with the same client options, limits and aud
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict, dataclass
 
-from lantern.agent.loop import Agent, Limits
+from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.provider.endpoint import Endpoint
 from lantern.approvals.approver import Approver
@@ -18,28 +18,35 @@ from lantern.settings.model import Settings
 from lantern.workspace.roots import Workspace
 
 
-def model_options(endpoint: Endpoint, settings: Settings) -> tuple[Any, ...]:
-    """What makes one model client differ from another (a server keeps one per value)."""
-    return (
-        endpoint.model,
-        endpoint.base_url,
-        endpoint.api_key,
-        settings.request_timeout_seconds,
-        tuple(sorted(settings.headers.items())),
-        settings.max_output_tokens,
+@dataclass(frozen=True)
+class ClientOptions:
+    """Everything a model client is made from: two equal options make the same client
+    (a server keeps one per value)."""
+
+    model: str
+    base_url: str | None
+    api_key: str | None
+    request_timeout: float
+    headers: tuple[tuple[str, str], ...]
+    max_output_tokens: int | None
+
+
+def model_options(endpoint: Endpoint, settings: Settings) -> ClientOptions:
+    """The client options for the resolved endpoint and the settings that shape requests."""
+    return ClientOptions(
+        model=endpoint.model,
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        request_timeout=settings.request_timeout_seconds,
+        headers=tuple(sorted(settings.headers.items())),
+        max_output_tokens=settings.max_output_tokens,
     )
 
 
 def model_client(endpoint: Endpoint, settings: Settings) -> ModelClient:
     """The client for the resolved endpoint, with the settings that shape its requests."""
-    return ModelClient(
-        model=endpoint.model,
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key,
-        request_timeout=settings.request_timeout_seconds,
-        headers=settings.headers,
-        max_output_tokens=settings.max_output_tokens,
-    )
+    options = model_options(endpoint, settings)
+    return ModelClient(**{**asdict(options), "headers": dict(options.headers)})
 
 
 def agent(
@@ -50,7 +57,6 @@ def agent(
         model=model,
         workspace=workspace,
         approvals=approvals,
-        limits=Limits.from_settings(settings),
+        settings=settings,
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
-        project_instructions=settings.project_instructions,
     )

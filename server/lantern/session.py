@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from lantern.agent.provider.client import ModelClient
     from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.approvals.grants import Grant
+    from lantern.compose import ClientOptions
 
 
 class NoWorkspace(Exception):
@@ -71,7 +72,7 @@ class Session:
         self.approvals = Remembering(prompt)
         self._conversations: Conversations | None = None
         self._locks: dict[str, asyncio.Lock] = {}
-        self._models: dict[tuple[Any, ...], ModelClient] = {}
+        self._models: dict[ClientOptions, ModelClient] = {}
 
     # ---------------------------------------------------------------- configuration
 

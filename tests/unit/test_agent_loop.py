@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from lantern.agent.conversation import Conversation
-from lantern.agent.loop import Agent, AskResult, Event, Limits
+from lantern.agent.loop import Agent, AskResult, Event
 from lantern.agent.prompts import system_prompt
 from lantern.agent.protocol.text_words import RESULTS_HEADER, render_results
 from lantern.agent.protocol.text_words import Outcome as Result
@@ -40,6 +40,7 @@ from lantern.approvals.approver import (
 from lantern.audit import AuditLog
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import settings_with
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.fakes.scripted_model import Say, ScriptedModel
 from tests.hang import HANG_S
@@ -74,7 +75,7 @@ def agent(model: ChatModel, ws: Workspace, approvals: Any = None, **limits: Any)
         model=model,
         workspace=ws,
         approvals=approvals or Fixed(Decision.ALLOW_ONCE),
-        limits=Limits(**limits),
+        settings=settings_with(**limits),
     )
 
 
@@ -329,7 +330,7 @@ async def test_question_timeout(model: ScriptedModel, ws: Workspace) -> None:
     # At least 5 s of streaming (load only makes the sleeps longer); the first chunk comes
     # at once, so the 2 s limit falls in the middle.
     model.add(Say(content="slow " * 100, chunks=100, chunk_delay=0.05))
-    result = await agent(model, ws, question_timeout=2.0).ask("q", Conversation())
+    result = await agent(model, ws, question_timeout_seconds=2.0).ask("q", Conversation())
     assert result.stop_reason == "timeout"
     assert result.answer.startswith("slow")
     assert len(result.answer) < len(("slow " * 100).strip())  # cut by the timeout, not ended

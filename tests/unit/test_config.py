@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from lantern.agent.loop import Limits
+from lantern import compose
+from lantern.agent.provider.client import ModelClient
+from lantern.approvals.approver import Decision, Fixed
 from lantern.settings.sources import (
     Settings,
     SettingsError,
@@ -14,6 +16,7 @@ from lantern.settings.sources import (
     load_settings,
     load_settings_lenient,
 )
+from lantern.workspace.roots import Workspace
 
 KEY = "sk-test-0123456789abcdef"
 ABSOLUTE_PATH = re.compile(r"(^|[\s'\"(])(/[\w.-]+)+|[A-Za-z]:\\")
@@ -357,11 +360,16 @@ def test_tool_protocol_from_the_environment(tmp_path: Path) -> None:
         environment({"LANTERN_TOOL_PROTOCOL": "xml"})
 
 
-def test_settings_reach_the_agent() -> None:
+def test_settings_reach_the_agent(tmp_path: Path) -> None:
     s = client({"toolProtocol": "native", "maxSteps": 3, "questionTimeoutSeconds": 9})
-    limits = Limits.from_settings(s)
-    assert (limits.tool_protocol, limits.max_steps, limits.question_timeout) == ("native", 3, 9.0)
-    assert Limits() == Limits.from_settings(Settings())  # the loop's defaults are the settings'
+    model = ModelClient(model="m", base_url="http://127.0.0.1:9/v1", api_key="x")
+    bot = compose.agent(model, Workspace([tmp_path]), Fixed(Decision.ALLOW_ONCE), s)
+    limits = bot.settings
+    assert (limits.tool_protocol, limits.max_steps, limits.question_timeout_seconds) == (
+        "native",
+        3,
+        9.0,
+    )
 
 
 def test_settings_error_is_value_error() -> None:

@@ -222,7 +222,8 @@ def test_seeding_keeps_the_last_turns_clipped_and_only_once() -> None:
 
 
 class Clock:
-    """perf_counter for tool_round: moves only when the prompt says the user took time."""
+    """perf_counter for the tool round and the approver: moves only when the prompt says the
+    user took time."""
 
     def __init__(self) -> None:
         self.now = 1000.0
@@ -278,9 +279,12 @@ async def ask_with(
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     import lantern.agent.tool_round as tool_round
+    import lantern.approvals.approver as approver
 
     clock = Clock()
-    monkeypatch.setattr(tool_round, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    fake_time = types.SimpleNamespace(perf_counter=clock.perf_counter, time=clock.perf_counter)
+    for module in (tool_round, approver):  # the call's time, and the approver's wait
+        monkeypatch.setattr(module, "time", fake_time)
     return clock
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from lantern.agent.conversation import Conversation
-from lantern.agent.loop import Agent, Event, Limits
+from lantern.agent.loop import Agent, Event
 from lantern.agent.protocol.markup import MARKERS, has_markup, parse
 from lantern.agent.protocol.text_words import RESULTS_HEADER
 from lantern.agent.protocol.think import ContentFilter
@@ -23,6 +23,7 @@ from lantern.approvals.approver import Decision, Fixed
 from lantern.settings.model import ToolProtocol
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import settings_with
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
@@ -58,7 +59,7 @@ async def test_prose_and_a_fenced_call_runs_the_call(
         model=http_model,
         workspace=ws,
         approvals=Fixed(Decision.ALLOW_ONCE),
-        limits=Limits(tool_protocol=protocol),
+        settings=settings_with(tool_protocol=protocol),
     )
     events: list[Event] = []
     conv = Conversation()
@@ -91,7 +92,7 @@ async def test_native_mode_reads_the_fence_as_a_call_it_does_not_run(
         model=http_model,
         workspace=ws,
         approvals=Fixed(Decision.ALLOW_ONCE),
-        limits=Limits(tool_protocol="native"),
+        settings=settings_with(tool_protocol="native"),
     )
     result = await bot.ask("Where is greet?", Conversation())
     assert result.stop_reason == "error" and result.error and "toolProtocol" in result.error

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from lantern.agent.conversation import Conversation
 from lantern.agent.instructions import CAP_BYTES
-from lantern.agent.loop import Agent, Limits
+from lantern.agent.loop import Agent
 from lantern.approvals.approver import ApprovalRequest, Decision, Remembering, WorkspaceGrants
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -26,6 +26,7 @@ from lantern.settings.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import settings_with
 from tests.fakes.scripted_model import Say, ScriptedModel
 from tests.hang import HANG_S
 
@@ -74,9 +75,8 @@ def make_agent(
         model=model,
         workspace=ws,
         approvals=approvals,
-        limits=Limits(**limits),
+        settings=settings_with(**limits, project_instructions=on),
         audit=audit,
-        project_instructions=on,
     )
 
 

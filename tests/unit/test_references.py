@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from lantern.agent.conversation import Conversation, SeenLines
-from lantern.agent.loop import Agent, Limits
+from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.references import (
     MAX_CITATIONS,
@@ -397,9 +397,7 @@ async def test_the_agent_checks_references_off_the_event_loop(
         model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
     )
     try:
-        bot = Agent(
-            model=model, workspace=ws, approvals=Fixed(Decision.ALLOW_ONCE), limits=Limits()
-        )
+        bot = Agent(model=model, workspace=ws, approvals=Fixed(Decision.ALLOW_ONCE))
         result = await bot.ask("Where?", Conversation())
     finally:
         await model.close()

@@ -1,63 +1,43 @@
 """The agent loop: question → model ⇄ tools → grounded answer.
 
-One `Agent.ask` call answers one question in a conversation. It streams its
-progress as events (`status`, `tool`, `answerDelta`, `reasoning`, `usage`)
-through a callback so the CLI and the language server render the same thing,
-and it always returns a result: a limit, a model error or a cancellation ends
-the question with the best partial answer and a `stopReason` that says why.
+`Agent.ask` answers one question in a conversation. Each step is query →
+execute → observe: the model side (`model_side.ModelSide`) asks the model and
+returns its prose and calls, the tool runner (`tool_round.ToolRunner`) runs the
+calls, and the model side writes the calls and their results into the history.
+Whatever breaks that flow is an `Interruption` carrying the messages to add:
+`Answered` ends the question, `Retry` asks the model again.
 
-How tools reach the model, natively or as text, is the protocol's business
-(`protocol.ToolProtocol`): the loop asks it for the prompt, the tools to offer,
-the calls in a reply and the history entries, and never asks which one it is.
-Each step ends in a value (`steps`): an answer, a tool round, a retry, or a
-switch of protocol that `auto` decided.
+Progress streams as events (`status`, `tool`, `answerDelta`, `reasoning`,
+`usage`) through one callback, so the CLI and the language server render the
+same thing, and a question always ends with a result: a limit, a model error or
+a cancellation ends it with the best partial answer and a `stopReason` that
+says why.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
-from lantern.agent.instructions import offer_once, with_instructions
-from lantern.agent.message_order import with_notes
-from lantern.agent.prompts import system_prompt_async
-from lantern.agent.protocol.seam import Offer, Read, Switch, ToolProtocol, protocol_for
+from lantern.agent.events import Event, EventSink
+from lantern.agent.instructions import offer_once
+from lantern.agent.model_side import ModelSide, Turn
+from lantern.agent.protocol.seam import Message
 from lantern.agent.provider.outcomes import cut_short
-from lantern.agent.provider.stream import ReplyTooLarge
 from lantern.agent.references import check_references
-from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, ToolCall
-from lantern.agent.result import AskResult, detail_json, usage_json
-from lantern.agent.steps import (
-    Answered,
-    Retried,
-    Step,
-    Switched,
-    ToolsRan,
-    corrected,
-    retried_empty,
-)
-from lantern.agent.tokens import message_tokens
-from lantern.agent.tool_round import (
-    Event,
-    EventSink,
-    RunState,
-    StopReason,
-    ToolCallRecord,
-    ToolRunner,
-)
+from lantern.agent.reply import ChatModel, ModelError, ToolCall
+from lantern.agent.result import AskResult, StopReason, detail_json
+from lantern.agent.tool_round import ToolCallRecord, ToolRunner
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
-from lantern.settings.model import ToolProtocol as ToolProtocolSetting
-from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
 
-__all__ = ["Agent", "AskResult", "Event", "EventSink", "Limits", "StopReason", "ToolCallRecord"]
+__all__ = ["Agent", "AskResult", "Event", "EventSink", "StopReason", "ToolCallRecord"]
 
 _CUT_CALL_NOTE = (
     "[Lantern] Your last reply reached the output limit while writing a tool call, so that "
@@ -72,29 +52,54 @@ _FINAL_NOTES = {
 }
 
 
-_DEFAULTS = Settings()
+class Interruption(Exception):
+    """Something that breaks a step's query → execute → observe; `messages` go into the
+    history before the loop goes on."""
+
+    def __init__(self, messages: Sequence[Message] = ()) -> None:
+        super().__init__()
+        self.messages = list(messages)
 
 
-@dataclass(frozen=True)
-class Limits:
-    """The settings one question obeys. Defaults are the settings' defaults, stated in
-    `lantern.settings.model` only; `question_timeout` is `questionTimeoutSeconds`."""
+class Answered(Interruption):
+    """The question ends with `answer`, for `stop`; `why` is the model failure, or what cut
+    the answer short (`filtered`, `truncated`)."""
 
-    max_steps: int = _DEFAULTS.max_steps
-    max_tool_output_bytes: int = _DEFAULTS.max_tool_output_bytes
-    question_timeout: float = _DEFAULTS.question_timeout_seconds
-    max_context_tokens: int = _DEFAULTS.max_context_tokens
-    tool_protocol: ToolProtocolSetting = _DEFAULTS.tool_protocol  # how tools reach the model
+    def __init__(
+        self,
+        answer: str,
+        stop: StopReason,
+        why: ModelError | None = None,
+        messages: Sequence[Message] = (),
+    ) -> None:
+        super().__init__(messages)
+        self.answer, self.stop, self.why = answer, stop, why
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Limits:
-        return cls(
-            max_steps=settings.max_steps,
-            max_tool_output_bytes=settings.max_tool_output_bytes,
-            question_timeout=settings.question_timeout_seconds,
-            max_context_tokens=settings.max_context_tokens,
-            tool_protocol=settings.tool_protocol,
-        )
+
+class Retry(Interruption):
+    """The model is asked again: its reply was empty (`note` says so in the next request),
+    its call markup could not be read, or it was cut off while writing a call (never run)."""
+
+    def __init__(
+        self,
+        why: Literal["empty", "unreadable", "cut_call"],
+        messages: Sequence[Message] = (),
+        note: str | None = None,
+    ) -> None:
+        super().__init__(messages)
+        self.why, self.note = why, note
+
+
+@dataclass
+class _Question:
+    """One question while it runs."""
+
+    conv: Conversation
+    emit: EventSink
+    model: ModelSide
+    tools: ToolRunner
+    empty_retried: bool = False  # an empty reply was retried since the last tool round
+    corrected: bool = False  # the one correction for unreadable call markup was made
 
 
 class Agent:
@@ -104,18 +109,14 @@ class Agent:
         model: ChatModel,
         workspace: Workspace,
         approvals: Approver,
-        limits: Limits | None = None,
+        settings: Settings | None = None,
         audit: AuditLog | None = None,
-        project_instructions: bool = _DEFAULTS.project_instructions,
     ) -> None:
         self.model = model
-        self.project_instructions = project_instructions  # the `projectInstructions` setting
         self.workspace = workspace
         self.approvals = approvals
-        self.limits = limits or Limits()
+        self.settings = settings or Settings()  # the limits, the tool protocol, instructions
         self.audit = audit
-        self._tools = tool_specs()
-        self._runner = ToolRunner(workspace, approvals, audit, self.limits.max_tool_output_bytes)
 
     async def ask(
         self,
@@ -129,32 +130,106 @@ class Agent:
 
         `editor` (the editor's state when the user asked) puts a metadata block before
         the question, and the selected lines as Lantern's own `read_file` call."""
-        run = RunState(conv, on_event or (lambda _event: None))
+        q = self._question(conv, on_event or (lambda _event: None))
         message = {"role": "user", "content": question}
         conv.messages.append(message)  # the question alone, if the read is cancelled
-        stop: StopReason = "done"
-        error: ModelError | None = None
-        answer = ""
         try:
-            async with asyncio.timeout(self.limits.question_timeout):
+            async with asyncio.timeout(self.settings.question_timeout_seconds):
                 if editor is not None:
-                    message["content"] = await self._with_editor(run, editor, question)
-                answer, stop = await self._loop(run)
+                    message["content"] = await self._with_editor(q, editor, question)
+                answered = await self._run(q)
         except TimeoutError:
-            stop = "timeout"
+            answered = Answered(q.model.said(), "timeout")
         except ModelError as exc:
-            stop, error = "error", exc
+            answered = Answered(q.model.said(), "error", exc)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
-            stop = "cancelled"
-        if stop in ("timeout", "cancelled", "error"):
-            answer = "".join(run.texts + run.streaming).strip()
-        return await self._close(run, answer, stop, error)
+            answered = Answered(q.model.said(), "cancelled")
+        return await self._close(q, answered)
+
+    def _question(self, conv: Conversation, emit: EventSink) -> _Question:
+        model = ModelSide(self.model, self.workspace, self.settings, self.audit, conv, emit)
+        budget = self.settings.max_tool_output_bytes
+        tools = ToolRunner(self.workspace, self.approvals, self.audit, conv, emit, budget=budget)
+        return _Question(conv, emit, model, tools)
+
+    async def _run(self, q: _Question) -> Answered:
+        """Steps until an answer; the last allowed step must answer."""
+        if self.settings.project_instructions:
+            await offer_once(q.conv, self.workspace, self.approvals, self.audit)
+        for step in range(1, self.settings.max_steps + 1):
+            try:
+                await self._step(q, step)
+            except Answered as answered:
+                q.conv.messages.extend(answered.messages)
+                return answered
+            except Retry as retry:
+                q.conv.messages.extend(retry.messages)
+                q.model.notes.extend([retry.note] if retry.note else [])
+                q.empty_retried = q.empty_retried or retry.why == "empty"
+                q.corrected = q.corrected or retry.why == "unreadable"
+        # The steps ran out without an answer: a reply that still wanted tools at the only
+        # step (max_steps == 1), or an empty one at the last step.
+        return Answered(q.model.said(), "budget" if q.tools.exhausted else "max_steps")
+
+    async def _step(self, q: _Question, step: int) -> None:
+        """Query → execute → observe: one request, and the calls it asked for run."""
+        final = self._final(q, step)
+        turn = await q.model.query(step, _FINAL_NOTES[final] if final else None)
+        self._judge(q, turn, final)  # an answer or a retry ends the step here
+        q.model.keep(turn.read.prose)
+        results = await q.tools.run(turn.read.calls)
+        q.conv.messages.extend(q.model.observe(turn, results))
+        q.empty_retried = False
+
+    def _final(self, q: _Question, step: int) -> StopReason | None:
+        """Why this step must answer without tools: the tool output budget is used up,
+        or it is the last step (of more than one); None: it may call tools."""
+        if q.tools.exhausted:
+            return "budget"
+        return "max_steps" if step == self.settings.max_steps and step > 1 else None
+
+    def _judge(self, q: _Question, turn: Turn, final: StopReason | None) -> None:
+        """Return when `turn`'s calls are to run; raise what else it comes to."""
+        reply, read = turn.reply, turn.read
+        if reply.finish_reason == "content_filter":
+            raise Answered(read.prose, "filtered", reply.outcome or cut_short("content_filter"))
+        if final is None and read.wants_tools:
+            self._runnable(q, turn)
+            return
+        answer = read.prose
+        said = {"role": "assistant", "content": answer or "…", **reply.extra}
+        if reply.finish_reason == "length":  # the answer was cut off mid-way
+            raise Answered(answer, "truncated", reply.outcome or cut_short("length"), [said])
+        if answer.strip():
+            raise Answered(answer, final or "done", messages=[said])
+        if read.markup and final is not None:
+            # Calls at the last step are not run, and nothing else was said.
+            raise Answered(q.model.said(), final)
+        if q.empty_retried:
+            raise ModelError("bad_request", "the model returned an empty reply twice in a row")
+        raise Retry("empty", note=_EMPTY_NOTE)
+
+    def _runnable(self, q: _Question, turn: Turn) -> None:
+        """A reply that asked for tools: return when its calls can run. A call cut off by
+        the output limit is never run; markup that yields no call gets one correction, and
+        a second such reply ends the question (its prose kept, its markup never shown)."""
+        reply, read = turn.reply, turn.read
+        if reply.finish_reason == "length":
+            cut = {"role": "assistant", "content": reply.content or "…", **reply.extra}
+            raise Retry("cut_call", [cut, {"role": "user", "content": _CUT_CALL_NOTE}])
+        if not read.calls:
+            try:
+                correction = q.model.correct(turn, again=q.corrected)
+            except ModelError:
+                q.model.keep(read.prose)
+                raise
+            raise Retry("unreadable", correction)
 
     async def _with_editor(
-        self, run: RunState, editor: editor_context.EditorContext, question: str
+        self, q: _Question, editor: editor_context.EditorContext, question: str
     ) -> str:
         """The question after the editor's metadata and, when lines are selected, the
         result of reading them: one `read_file` call, run exactly as the model's are."""
@@ -163,233 +238,36 @@ class Agent:
             return question
         if prepared.read is None:
             return f"{prepared.metadata}\n\n{question}"
-        call_id = f"editor_selection_{len(run.conv.messages)}"
+        call_id = f"editor_selection_{len(q.conv.messages)}"
         call = ToolCall(call_id, "read_file", editor_context.read_arguments(prepared.read))
-        [ran] = await self._runner.run(run, [call])
-        done = ran.result
-        shown = editor_context.with_selection(prepared, call_id, done.content, not done.is_error)
+        [done] = await q.tools.run([call])
+        shown = editor_context.with_selection(prepared, call_id, done.content, done.code is None)
         return f"{shown}\n\n{question}"
 
-    async def _close(
-        self, run: RunState, answer: str, stop: StopReason, error: ModelError | None
-    ) -> AskResult:
+    async def _close(self, q: _Question, answered: Answered) -> AskResult:
         """End the turn in the history, say the final status, and make the result."""
-        conv = run.conv
-        if conv.messages[-1].get("role") != "assistant":
+        answer, stop, detail = answered.answer, answered.stop, answered.why
+        if q.conv.messages[-1].get("role") != "assistant":
             # Close the turn, so a follow-up question never comes right after tool results
             # (strict providers) or after another user message (strictly alternating templates).
             closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
-            conv.messages.append({"role": "assistant", "content": closing})
-        detail = error or (run.outcome if stop in ("filtered", "truncated") else None)
+            q.conv.messages.append({"role": "assistant", "content": closing})
         final: Event = {"kind": "status", "status": stop, "message": None}
         if detail is not None:
             outcome = None if stop == "error" else stop
             final |= {"message": detail.message, "detail": detail_json(detail, outcome)}
-        run.emit(final)
+        q.emit(final)
+        error = detail if stop == "error" else None
         return AskResult(
-            conversation_id=conv.id,
+            conversation_id=q.conv.id,
             answer=answer,
-            references=await check_references(answer, self.workspace, conv.seen),
-            tool_calls=run.calls,
-            usage=run.usage,
+            references=await check_references(answer, self.workspace, q.conv.seen),
+            tool_calls=q.tools.calls,
+            usage=q.model.usage,
             stop_reason=stop,
             error=error.message if error else None,
             error_kind=error.kind if error else None,
             detail=detail,
-            warnings=run.warnings,
+            warnings=q.model.warnings,
             model=self.model.model,
         )
-
-    def _protocol(self, conv: Conversation) -> ToolProtocol:
-        return protocol_for(self.limits.tool_protocol, conv.tool_protocol, self._tools)
-
-    def _final(self, run: RunState, step: int) -> StopReason | None:
-        """Why this step must answer without tools: the tool output budget is used up,
-        or it is the last step (of more than one); None: it may call tools."""
-        if run.tool_bytes >= self.limits.max_tool_output_bytes:
-            return "budget"
-        return "max_steps" if step == self.limits.max_steps and step > 1 else None
-
-    def _switch(self, run: RunState, switch: Switch) -> None:
-        """This conversation uses `switch.to` from now on (`auto` only); said once."""
-        run.conv.tool_protocol = switch.to.name
-        run.emit(
-            {
-                "kind": "status",
-                "status": "protocol",
-                "protocol": switch.to.name,
-                "message": f"model {self.model.model!r} {switch.why}; "
-                f"using the {switch.to.name} tool protocol",
-            }
-        )
-
-    async def _loop(self, run: RunState) -> tuple[str, StopReason]:
-        if self.project_instructions:
-            await offer_once(run.conv, self.workspace, self.approvals, self.audit)
-        base_prompt = await system_prompt_async(self.workspace)
-        steps: list[Step] = []
-        step = 0
-        while step < self.limits.max_steps:
-            step += 1
-            outcome = await self._step(run, base_prompt, step, steps)
-            if isinstance(outcome, Answered):
-                return outcome.answer, outcome.stop
-            if isinstance(outcome, Switched):
-                step -= 1  # the rejected request did not count as a step
-            steps.append(outcome)
-        # The steps ran out without an answer: a reply that still wanted tools at the only
-        # step (max_steps == 1), or an empty one at the last step.
-        return "".join(run.texts).strip(), self._final(run, step) or "max_steps"
-
-    async def _step(self, run: RunState, base_prompt: str, step: int, steps: list[Step]) -> Step:
-        """One request and what its reply comes to."""
-        protocol = self._protocol(run.conv)
-        final = self._final(run, step)
-        system = {"role": "system", "content": protocol.system_prompt(base_prompt)}
-        texts = (run.conv.instructions or []) if self.project_instructions else []
-        kept = [system, *({"role": "user", "content": text} for text in texts)]
-        run.conv.compact(self.limits.max_context_tokens, message_tokens(kept))
-        notes = [*run.notes, *([_FINAL_NOTES[final]] if final else [])]
-        messages = with_notes([system, *with_instructions(run.conv.messages, texts)], notes)
-        run.emit({"kind": "status", "status": "thinking", "step": step})
-        try:
-            offer = protocol.offer(run.conv.messages, final is not None)
-            reply = await self._model_turn(run, messages, offer)
-        except ModelError as exc:
-            switch = protocol.rejected(exc)
-            if switch is None:
-                raise
-            self._switch(run, switch)
-            return Switched(switch.to.name)  # its notes wait for the next request
-        run.notes = []  # sent
-        read = protocol.read(reply, final is not None)
-        while isinstance(read, Switch):
-            self._switch(run, read)
-            protocol = read.to
-            read = protocol.read(reply, final is not None)
-        return await self._settle(run, protocol, reply, read, final, steps)
-
-    async def _settle(
-        self,
-        run: RunState,
-        protocol: ToolProtocol,
-        reply: Reply,
-        read: Read,
-        final: StopReason | None,
-        steps: list[Step],
-    ) -> Step:
-        """What `reply`, read by `protocol`, comes to: an answer, tools run, or a retry."""
-        if reply.finish_reason == "content_filter":
-            run.outcome = reply.outcome or cut_short("content_filter")
-            return Answered(read.prose, "filtered")
-        if final is None and read.wants_tools:
-            return await self._act(run, protocol, reply, read, steps)
-        answer = read.prose
-        if reply.finish_reason == "length":  # the answer was cut off mid-way
-            run.outcome = reply.outcome or cut_short("length")
-            run.conv.messages.append({"role": "assistant", "content": answer or "…", **reply.extra})
-            return Answered(answer, "truncated")
-        if answer.strip():
-            run.conv.messages.append({"role": "assistant", "content": answer, **reply.extra})
-            return Answered(answer, final or "done")
-        if read.markup and final is not None:
-            # Calls at the last step are not run, and nothing else was said.
-            return Answered("".join(run.texts).strip(), final)
-        if retried_empty(steps):
-            raise ModelError("bad_request", "the model returned an empty reply twice in a row")
-        run.notes.append(_EMPTY_NOTE)
-        return Retried("empty")
-
-    async def _act(
-        self, run: RunState, protocol: ToolProtocol, reply: Reply, read: Read, steps: list[Step]
-    ) -> Step:
-        """Run the reply's calls and record them in the history, as the protocol writes it.
-
-        A call cut off by the output limit is never run. Markup that yields no call gets
-        one correction; a second such reply ends the question with an error (its prose
-        kept, its markup never shown)."""
-        conv = run.conv
-        if reply.finish_reason == "length":
-            cut = {"role": "assistant", "content": reply.content or "…", **reply.extra}
-            conv.messages.extend([cut, {"role": "user", "content": _CUT_CALL_NOTE}])
-            return Retried("cut_call")
-        if not read.calls:
-            try:
-                conv.messages.extend(protocol.correction(reply, read, again=corrected(steps)))
-            except ModelError:
-                run.texts.append(read.prose)
-                raise
-            return Retried("unreadable")
-        run.texts.append(read.prose)
-        ran = await self._runner.run(run, read.calls)
-        conv.messages.extend(protocol.history(reply, read, [r.finished() for r in ran]))
-        return ToolsRan()
-
-    async def _model_turn(
-        self,
-        run: RunState,
-        messages: list[dict[str, Any]],
-        offer: Offer,
-    ) -> Reply:
-        started = time.perf_counter()
-        outcome = "ok"
-        reply: Reply | None = None
-
-        def on_text(text: str) -> None:
-            run.streaming.append(text)
-            run.emit({"kind": "answerDelta", "text": text})
-
-        def on_reasoning(text: str) -> None:
-            run.emit({"kind": "reasoning", "text": text})
-
-        def on_retry(why: str) -> None:
-            run.streaming.clear()
-            run.emit({"kind": "status", "status": "retrying", "message": why, "resetAnswer": True})
-
-        try:
-            turn = ChatTurn(
-                messages,
-                offer.tools,
-                on_text=on_text,
-                on_retry=on_retry,
-                on_reasoning=on_reasoning,
-                tool_choice=offer.tool_choice,
-            )
-            try:
-                reply = await self.model.complete(turn)
-            except ReplyTooLarge as exc:  # what arrived, cut off like `finish_reason: length`
-                reply, outcome = exc.reply, "too_large"
-            run.streaming.clear()
-            if reply.warning is not None and not run.conv.warned_cut:
-                run.conv.warned_cut = True  # once per conversation
-                run.warnings.append(reply.warning)
-                run.emit(
-                    {
-                        "kind": "status",
-                        "status": "warning",
-                        "message": reply.warning.message,
-                        "detail": detail_json(reply.warning, "prompt_truncated"),
-                    }
-                )
-            return reply
-        except ModelError as exc:
-            outcome = f"error:{exc.kind}"
-            raise
-        except asyncio.CancelledError:
-            outcome = "cancelled"
-            raise
-        finally:
-            usage = reply.usage if reply else None
-            run.usage.add(usage)
-            if usage is not None:
-                run.emit({"kind": "usage", **usage_json(run.usage)})
-            if self.audit is not None:
-                self.audit.model_request(
-                    conversation=run.conv.id,
-                    model=self.model.model,
-                    prompt_tokens=usage.prompt_tokens if usage else None,
-                    completion_tokens=usage.completion_tokens if usage else None,
-                    bytes_sent=len(json.dumps(messages, ensure_ascii=False)),
-                    outcome=outcome,
-                    ms=(time.perf_counter() - started) * 1000,
-                )

@@ -10,11 +10,15 @@ with something to know (the endpoint cut the prompt) carries `warnings`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from lantern.agent.references import Reference
 from lantern.agent.reply import ModelError, Usage
-from lantern.agent.tool_round import StopReason, ToolCallRecord
+from lantern.agent.tool_round import ToolCallRecord
+
+StopReason = Literal[
+    "done", "max_steps", "budget", "timeout", "cancelled", "error", "filtered", "truncated"
+]
 
 
 def usage_json(usage: Usage) -> dict[str, Any]:

@@ -1,10 +1,10 @@
-"""One round of tool calls: run them and report them.
+"""One question's tool calls: run them, report them, keep within the output budget.
 
 Native calls and calls written as text run through the very same path
 (`run_tool`: jail, approvals, audit), share the output budget and the
 "already returned above" bookkeeping; only the history entries differ, and
-those are the protocol's (`protocol.ToolProtocol.history`). The loop writes
-them after every call finished, so a cancelled round leaves no assistant
+those are the protocol's (`ModelSide.observe`). The loop writes them after
+every call of a round finished, so a cancelled round leaves no assistant
 message whose calls have no results.
 """
 
@@ -13,15 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 from lantern.agent.conversation import Conversation
+from lantern.agent.events import Event, EventSink
 from lantern.agent.protocol.seam import CallResult
-from lantern.agent.reply import ModelError, ToolCall, Usage
-from lantern.approvals.approver import ApprovalRequest, Approver, Decision, PromptObserver
-from lantern.approvals.approver import Outcome as ApprovalOutcome
+from lantern.agent.reply import ToolCall
+from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Outcome, PromptObserver
 from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.tools.arguments import parse_arguments
@@ -29,12 +28,6 @@ from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.navigation.caches import CACHES
 from lantern.tools.registry import run_tool, summarize
 from lantern.workspace.roots import Workspace
-
-StopReason = Literal[
-    "done", "max_steps", "budget", "timeout", "cancelled", "error", "filtered", "truncated"
-]
-Event = dict[str, Any]
-EventSink = Callable[[Event], None]
 
 
 @dataclass
@@ -63,35 +56,6 @@ class ToolCallRecord:
         if self.code:
             data["code"] = self.code
         return data
-
-
-@dataclass
-class RunState:
-    """The state of one question while it runs; what a stop leaves behind."""
-
-    conv: Conversation
-    emit: EventSink
-    calls: list[ToolCallRecord] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    texts: list[str] = field(default_factory=list)
-    streaming: list[str] = field(default_factory=list)  # the reply being streamed now
-    tool_bytes: int = 0
-    notes: list[str] = field(default_factory=list)  # for the next request only
-    outcome: ModelError | None = None  # why the answer was filtered or cut off
-    warnings: list[ModelError] = field(default_factory=list)
-
-
-@dataclass
-class Ran:
-    """One finished call of a round."""
-
-    call: ToolCall
-    args: dict[str, Any] | None  # None: the arguments were not a JSON object
-    record: ToolCallRecord
-    result: ToolResult
-
-    def finished(self) -> CallResult:
-        return CallResult(self.call, self.args, self.result.content, self.result.code)
 
 
 def _status(code: str | None) -> str:
@@ -125,122 +89,134 @@ def tool_event(record: ToolCallRecord, status: str) -> Event:
 class _Observer:
     """Turns the prompt one call opens into `awaiting_approval` / `running` tool events."""
 
-    #: Prompts answered so far, in this process (any question, any conversation).
-    answered_total = 0
-
-    def __init__(self, run: RunState, record: ToolCallRecord) -> None:
-        self.run, self.record = run, record
+    def __init__(self, emit: EventSink, record: ToolCallRecord) -> None:
+        self.emit, self.record = emit, record
 
     def asking(self, request: ApprovalRequest) -> None:
-        self.run.emit(tool_event(self.record, "awaiting_approval") | {"message": request.message()})
+        self.emit(tool_event(self.record, "awaiting_approval") | {"message": request.message()})
 
     def answered(self, request: ApprovalRequest, decision: Decision) -> None:
-        _Observer.answered_total += 1
         if decision.allowed:
-            self.run.emit(tool_event(self.record, "running"))
+            self.emit(tool_event(self.record, "running"))
 
 
-class _TimedGate:
-    """The approver as one call sees it, timed: the time spent deciding while a person
-    answered a prompt (this call's, or one it waited behind: one prompt at a time) is the
-    call's `wait_ms`, kept out of its `ms`. A decision by a rule or a remembered answer
-    takes no await, so no prompt can be answered meanwhile: it adds no wait."""
+class _Timed:
+    """The approver as one call sees it: the time a person took (`Outcome.waited`: this
+    call's prompt, or one it waited behind) is the call's `wait_ms`, kept out of its `ms`."""
 
     def __init__(self, inner: Approver, record: ToolCallRecord) -> None:
         self.inner, self.record = inner, record
 
     async def decide(
         self, request: ApprovalRequest, *, observer: PromptObserver | None = None
-    ) -> ApprovalOutcome:
-        answered = _Observer.answered_total
-        started = time.perf_counter()
-        try:
-            return await self.inner.decide(request, observer=observer)
-        finally:
-            if _Observer.answered_total != answered:
-                self.record.wait_ms += (time.perf_counter() - started) * 1000
+    ) -> Outcome:
+        outcome = await self.inner.decide(request, observer=observer)
+        self.record.wait_ms += outcome.waited * 1000
+        return outcome
+
+
+@dataclass
+class _Call:
+    """One call of a round while it runs."""
+
+    call: ToolCall
+    args: dict[str, Any] | None  # None: the arguments were not a JSON object
+    record: ToolCallRecord
+    job: asyncio.Task[ToolResult]
 
 
 class ToolRunner:
+    """Runs one question's tool calls; `calls` records every one, `spent` the bytes of
+    output they sent against `budget` (`maxToolOutputBytes`)."""
+
     def __init__(
         self,
         workspace: Workspace,
         approvals: Approver,
         audit: AuditLog | None,
-        max_tool_output_bytes: int,
+        conv: Conversation,
+        emit: EventSink,
+        *,
+        budget: int,
     ) -> None:
-        self.workspace = workspace
-        self.approvals = approvals
-        self.audit = audit
-        self.limit = max_tool_output_bytes
+        self.workspace, self.approvals, self.audit = workspace, approvals, audit
+        self.conv, self.emit, self.budget = conv, emit, budget
+        self.calls: list[ToolCallRecord] = []
+        self.spent = 0
 
-    async def run(self, run: RunState, calls: list[ToolCall]) -> list[Ran]:
+    @property
+    def exhausted(self) -> bool:
+        """Whether the tool output budget is used up: the model must answer now."""
+        return self.spent >= self.budget
+
+    async def run(self, calls: list[ToolCall]) -> list[CallResult]:
         """Run every call concurrently; results, events and bookkeeping in call order."""
-        jobs: list[asyncio.Task[ToolResult]] = []
-        started: list[Ran] = []
+        running: list[_Call] = []
         first_of: dict[str, str] = {}
-        for call in calls:
-            try:
-                args: dict[str, Any] | None = parse_arguments(call.arguments)
-                recorded_args: Any = args
-            except ToolError:
-                args, recorded_args = None, call.arguments[:500]
-            record = ToolCallRecord(call.id, call.name, recorded_args)
-            started.append(Ran(call, args, record, ToolResult("")))
-            run.calls.append(record)
-            run.emit(tool_event(record, "running"))
-            key = _call_key(call.name, args) if args is not None else None
-            earlier = (run.conv.answered.get(key) or first_of.get(key)) if key else None
-            if earlier is not None:
-                jobs.append(asyncio.create_task(_repeat(earlier)))
-                continue
-            if key is not None:
-                first_of[key] = call.id
-            jobs.append(asyncio.create_task(self._one(run, record, call, args)))
         try:
-            results = await asyncio.gather(*jobs)
+            for call in calls:
+                running.append(self._start(call, first_of))
+            results = await asyncio.gather(*(one.job for one in running))
         except BaseException:
-            for job in jobs:
-                job.cancel()
+            for one in running:
+                one.job.cancel()
             raise
-        for ran, result in zip(started, results, strict=True):
-            ran.result = result
-            self._within_budget(run, result)
-            ran.record.status = _status(result.code)
-            ran.record.code = result.code
-            ran.record.bytes = result.bytes
-            run.emit(tool_event(ran.record, ran.record.status))
-            if ran.args is not None and (not result.is_error or result.code == "denied_by_user"):
-                run.conv.answered.setdefault(_call_key(ran.call.name, ran.args), ran.call.id)
-            if not result.is_error:
-                run.conv.seen.add_all(result.seen)
-        return started
+        return [self._finish(one, result) for one, result in zip(running, results, strict=True)]
 
-    def _within_budget(self, run: RunState, result: ToolResult) -> None:
+    def _start(self, call: ToolCall, first_of: dict[str, str]) -> _Call:
+        """Record `call` and start it, or point it at the same call made before."""
+        try:
+            args: dict[str, Any] | None = parse_arguments(call.arguments)
+            recorded: Any = args
+        except ToolError:
+            args, recorded = None, call.arguments[:500]
+        record = ToolCallRecord(call.id, call.name, recorded)
+        self.calls.append(record)
+        self.emit(tool_event(record, "running"))
+        key = _call_key(call.name, args) if args is not None else None
+        earlier = (self.conv.answered.get(key) or first_of.get(key)) if key else None
+        if earlier is not None:
+            return _Call(call, args, record, asyncio.create_task(_repeat(earlier)))
+        if key is not None:
+            first_of[key] = call.id
+        return _Call(call, args, record, asyncio.create_task(self._one(record, call, args)))
+
+    def _finish(self, one: _Call, result: ToolResult) -> CallResult:
+        self._within_budget(result)
+        record = one.record
+        record.status, record.code, record.bytes = _status(result.code), result.code, result.bytes
+        self.emit(tool_event(record, record.status))
+        if one.args is not None and (not result.is_error or result.code == "denied_by_user"):
+            self.conv.answered.setdefault(_call_key(one.call.name, one.args), one.call.id)
+        if not result.is_error:
+            self.conv.seen.add_all(result.seen)
+        return CallResult(one.call, one.args, result.content, result.code)
+
+    def _within_budget(self, result: ToolResult) -> None:
         size = result.bytes
-        if run.tool_bytes + size > self.limit:
+        if self.spent + size > self.budget:
             result.is_error, result.code = True, "too_large"
             result.content = (
-                f"[not sent: this question's tool output budget ({self.limit:,} bytes, "
+                f"[not sent: this question's tool output budget ({self.budget:,} bytes, "
                 "maxToolOutputBytes) is used up]"
             )
-            run.tool_bytes = self.limit
+            self.spent = self.budget
             return
-        run.tool_bytes += size
+        self.spent += size
 
     async def _one(
-        self, run: RunState, record: ToolCallRecord, call: ToolCall, args: dict[str, Any] | None
+        self, record: ToolCallRecord, call: ToolCall, args: dict[str, Any] | None
     ) -> ToolResult:
-        """Run one call; `args` are its arguments as parsed above (None: they did not parse,
-        and `run_tool` reports why from the raw text)."""
+        """Run one call; `args` are its arguments as parsed (None: they did not parse, and
+        `run_tool` reports why from the raw text)."""
         started = time.perf_counter()
         ctx = ToolContext(
             self.workspace,
-            _TimedGate(self.approvals, record),
-            conversation_id=run.conv.id,
-            observer=_Observer(run, record),
+            _Timed(self.approvals, record),
+            conversation_id=self.conv.id,
+            observer=_Observer(self.emit, record),
             call_id=call.id,
-            code_cache=CACHES.for_conversation(run.conv.id),
+            code_cache=CACHES.for_conversation(self.conv.id),
         )
         result = await run_tool(
             call.name, call.arguments if args is None else args, ctx, self.audit

@@ -42,7 +42,7 @@ import os
 import tempfile
 import time
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Literal, Protocol
@@ -141,6 +141,9 @@ class Outcome:
 
     decision: Decision
     by: Literal["auto", "user"]
+    waited: float = field(default=0.0, compare=False)
+    """Seconds this request waited for a person: its own prompt, or one before it in the
+    same conversation (one prompt at a time) whose answer then covered it."""
 
 
 class PromptObserver(Protocol):
@@ -373,18 +376,21 @@ class Remembering:
         # One prompt at a time per conversation: its concurrent calls for the same file
         # then see the first answer; another conversation's prompt does not wait.
         lock = self._locks.setdefault(request.conversation_id, asyncio.Lock())
+        queued = lock.locked()
+        started = time.perf_counter()
         async with lock:
             # A prompt answered while this call waited may cover it (the same file,
             # or "Always Allow").
             if self._remembered(request) or self._always(request):
-                return Outcome(Decision.ALLOW_ONCE, "user")
+                waited = time.perf_counter() - started if queued else 0.0
+                return Outcome(Decision.ALLOW_ONCE, "user", waited)
             if observer is not None:
                 observer.asking(request)
             decision = await self.prompt.ask(request)
             if observer is not None:
                 observer.answered(request, decision)
             self._remember(request, decision)
-        return Outcome(decision, "user")
+        return Outcome(decision, "user", time.perf_counter() - started)
 
     def _remember(self, req: ApprovalRequest, decision: Decision) -> None:
         if not decision.allowed:
