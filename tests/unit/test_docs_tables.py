@@ -4,7 +4,9 @@ docs/settings.md's settings table (one row per setting: name, default, …) must
 exactly the settings of `lantern.settings.Settings`, each once, with its default;
 docs/agent-loop.md's limits table (setting and what it limits, default, stop reason)
 must name real settings with their defaults, and real stop reasons, and list every
-setting the loop reads (found in its source) that is a limit.
+setting the loop reads (found in its source) that is a limit; docs/tools.md's error codes
+must be exactly a tool error's codes; docs/protocol.md's method tables must list exactly the
+methods the language server handles and the `lantern/…` ones it sends, each with its kind.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
+import attrs
 import pytest
 from lantern.agent.loop import StopReason
+from lantern.errors import ErrorCode
+from lantern.lsp.messages import MESSAGE_TYPES
+from lantern.lsp.server import build_server
 from lantern.settings.model import Settings, setting_names
+from lsprotocol import types
 from pydantic.alias_generators import to_camel
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -134,3 +141,62 @@ def test_limits_table_matches_the_code(name: str, default: str, stop: str) -> No
 def test_limits_table_covers_the_loops_limits() -> None:
     assert {name for name, _, _ in limit_rows()} >= LIMITS
     assert settings_the_loop_reads() == LIMITS | NOT_LIMITS
+
+
+def test_tool_error_codes_table_lists_every_code() -> None:
+    rows = table((DOCS / "tools.md").read_text("utf-8"), "## Error codes", "code")
+    codes = []
+    for code_cell, _meaning in rows:
+        ticked = _TICKED.fullmatch(code_cell)
+        assert ticked, f"the code is not in backticks: {code_cell!r}"
+        codes.append(ticked.group(1))
+    assert len(codes) == len(set(codes)), "a code listed twice"
+    assert sorted(codes) == sorted(get_args(ErrorCode))
+
+
+def method_rows(heading: str) -> dict[str, str]:
+    """docs/protocol.md's table under `heading`: each method with its kind, each once."""
+    rows = table((DOCS / "protocol.md").read_text("utf-8"), heading, "Method")
+    methods: dict[str, str] = {}
+    for method_cell, kind, _what in rows:
+        ticked = _TICKED.fullmatch(method_cell)
+        assert ticked, f"the method's name is not in backticks: {method_cell!r}"
+        assert ticked.group(1) not in methods, f"{ticked.group(1)} listed twice"
+        methods[ticked.group(1)] = kind
+    return methods
+
+
+def kind_of(method: str) -> str:
+    """Whether `method` is a request or a notification: Lantern's own by the message type
+    its server reads and writes, an LSP method by lsprotocol's."""
+    if method in MESSAGE_TYPES:
+        has_id = "id" in attrs.fields_dict(MESSAGE_TYPES[method])
+        return "request" if has_id else "notification"
+    _message, response, _params, _options = types.METHOD_TO_TYPES[method]
+    return "notification" if response is None else "request"
+
+
+def test_protocol_lists_every_method_the_server_answers() -> None:
+    server = build_server()
+    registered = set(server.protocol.fm.features)
+    # `shutdown` and `exit` are registered when the server starts serving stdio; pygls
+    # answers them (and the others it knows) before that too.
+    answered = registered | set(server.protocol.fm.builtin_features)
+    rows = method_rows("### The server answers")
+    no_row = sorted(registered - set(rows))
+    assert not no_row, f"methods the server answers with no row: {no_row}"
+    not_answered = sorted(set(rows) - answered)
+    assert not not_answered, f"rows naming methods the server does not answer: {not_answered}"
+    for method, kind in rows.items():
+        assert kind == kind_of(method), method
+
+
+def test_protocol_lists_every_method_the_server_sends() -> None:
+    answered = set(build_server().protocol.fm.features)
+    rows = method_rows("### The server sends")
+    own = {method for method in rows if method.startswith("lantern/")}
+    assert own == set(MESSAGE_TYPES) - answered
+    for method, kind in rows.items():
+        assert kind == kind_of(method), method
+        if method not in own:
+            assert types.message_direction(method) in ("serverToClient", "both"), method

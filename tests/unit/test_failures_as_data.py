@@ -57,6 +57,29 @@ def test_a_missing_route_blames_the_url(words: str) -> None:
     assert failed.kind == "not_found" and failed.fixes[0].setting == "baseUrl"
 
 
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        # A key that works on an account without credit: a fix of the plan, not of the key.
+        (401, {"error": {"message": "Insufficient Balance", "code": "invalid_request"}}, "quota"),
+        (403, {"error": {"message": "bad key"}}, "auth"),
+        (429, {"error": {"code": "insufficient_quota"}}, "quota"),
+        # A proxy's page is no answer of the API, whatever status it came with.
+        (404, "<html><body><h1>Not Found</h1></body></html>", "not_api"),
+        (401, "<html><body>Sign in to the network</body></html>", "not_api"),
+        (302, "<html><body>Moved</body></html>", "redirected"),
+        # What the body says comes before what the status says.
+        (404, {"error": "model requires more system memory (5.8 GiB)"}, "out_of_memory"),
+        (500, {"error": {"message": "maximum context length is 4096 tokens"}}, "context_length"),
+        (500, {"error": {"message": "tools param requires --jinja flag"}}, "tools_unsupported"),
+        (503, {"error": {"message": "no route to model"}}, "not_found"),
+        (418, {"error": {"message": "teapot"}}, "bad_request"),
+    ],
+)
+def test_the_first_rule_that_fits_decides(status: int, body: object, kind: str) -> None:
+    assert error(status, body).kind == kind
+
+
 def test_gemini_input_token_count_is_a_context_error() -> None:
     # Gemini's OpenAI-compatible endpoint: a JSON array of Google error objects.
     body = [

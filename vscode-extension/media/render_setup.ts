@@ -8,7 +8,6 @@ import type { Shell } from "./shell";
 
 export function renderModelChip(shell: Shell, model: string | null): void {
   const chip = shell.modelChip;
-  chip.classList.add("chip", "model-chip");
   chip.classList.toggle("no-model", !model);
   chip.textContent = model ?? "No model";
   const label = model ? `Model: ${model}. Pick another model` : "No model. Pick a model";
@@ -70,10 +69,5 @@ export function renderEmptyState(shell: Shell, setup: SetupState | undefined, ha
     shell.setup.replaceChildren(...(setup ? setupCard(setup) : []));
   }
   shell.setup.hidden = !setup;
-  shell.setup.classList.add("card");
-  shell.setup.setAttribute("aria-labelledby", "setup-title");
   shell.empty.hidden = setup !== undefined || hasTurns;
-  if (!shell.empty.textContent?.trim()) {
-    shell.empty.textContent = "Ask about the code in this workspace: type a question below.";
-  }
 }

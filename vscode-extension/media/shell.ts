@@ -1,103 +1,47 @@
-// The view's fixed parts. The extension's HTML provides them (src/view.ts); any that are
-// missing are made here, so the view works with an older page too.
-
-import { element } from "./dom";
+// The view's fixed parts, made once as the script starts: the header (model chip, Stop),
+// the conversation that scrolls (setup card, hint, turns), the question box and the live
+// region. The page the extension writes (src/view.ts) holds only this script.
 
 export interface Shell {
-  header: HTMLElement;
   modelChip: HTMLButtonElement;
   stop: HTMLButtonElement;
   scroller: HTMLElement; // the part that scrolls: setup card, hint and turns
   setup: HTMLElement;
   empty: HTMLElement;
-  turns: HTMLElement;
+  turns: HTMLElement; // never a live region: the announcer says what is worth hearing
   announcer: HTMLElement;
   form: HTMLFormElement;
   contextRow: HTMLElement; // the chip of what the next question carries from the editor
   input: HTMLTextAreaElement;
 }
 
-function byId<T extends HTMLElement>(id: string, make: () => T): T {
-  const found = document.getElementById(id);
-  if (found) return found as T;
-  const made = make();
-  made.id = id;
-  return made;
+/** An element with its properties (id, class, type, text…) and `aria-*` attributes. */
+function part<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]>, aria: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+  const node = Object.assign(document.createElement(tag), props);
+  for (const [name, value] of Object.entries(aria)) node.setAttribute(`aria-${name}`, value);
+  return node;
 }
 
 export function shell(): Shell {
-  const body = document.body;
-  const header = byId("header", () => {
-    const h = element("header");
-    body.prepend(h);
-    return h;
-  });
-  const modelChip = byId("model-chip", () => {
-    const b = element("button", "chip", "No model");
-    b.type = "button";
-    header.append(b);
-    return b;
-  });
-  const stop = byId("stop", () => {
-    const b = element("button", undefined, "Stop");
-    b.type = "button";
-    b.hidden = true;
-    header.append(b);
-    return b;
-  });
-  const turns = byId("turns", () => {
-    const m = element("div");
-    header.after(m);
-    return m;
-  });
-  // `#turns` is never a live region: the announcer says what is worth hearing.
-  turns.removeAttribute("aria-live");
-  turns.removeAttribute("role");
-  const scroller = byId("conversation", () => {
-    const m = element("div");
-    turns.before(m);
-    m.append(turns);
-    return m;
-  });
-  const setup = byId("setup", () => {
-    const s = element("section");
-    s.hidden = true;
-    scroller.prepend(s);
-    return s;
-  });
-  const empty =
-    (scroller.querySelector(".empty") as HTMLElement | null) ??
-    (() => {
-      const p = element("p", "empty", "Ask about the code in this workspace: type a question below, or run Lantern: Ask… from the Command Palette.");
-      setup.after(p);
-      return p;
-    })();
+  const modelChip = part("button", { id: "model-chip", className: "chip model-chip", type: "button", textContent: "No model" });
+  const stop = part("button", { id: "stop", type: "button", title: "Stop the answer", hidden: true, textContent: "Stop" }, { label: "Stop the answer" });
+  const header = part("header", { id: "header" });
+  header.append(modelChip, stop);
+
+  const setup = part("section", { id: "setup", className: "card", hidden: true }, { labelledby: "setup-title" });
   // The hint sits beside the turns, not among them (drawing the turns would remove it).
-  if (turns.contains(empty)) turns.before(empty);
-  const form = byId("follow-up", () => {
-    const f = element("form");
-    scroller.after(f);
-    return f;
-  });
-  const input = byId("follow-up-text", () => {
-    const t = element("textarea");
-    t.rows = 2;
-    t.setAttribute("aria-label", "Question");
-    form.prepend(t);
-    return t;
-  });
-  const contextRow = byId("context-row", () => {
-    const d = element("div", "context-row");
-    d.hidden = true;
-    form.prepend(d);
-    return d;
-  });
-  const announcer = byId("announcer", () => {
-    const d = element("div", "visually-hidden");
-    body.append(d);
-    return d;
-  });
-  announcer.setAttribute("aria-live", "polite");
-  announcer.setAttribute("aria-atomic", "true");
-  return { header, modelChip, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
+  const empty = part("p", { className: "empty", hidden: true });
+  empty.append("Ask about the code in this workspace: type a question below, or run ", part("b", { textContent: "Lantern: Ask…" }), " from the Command Palette.");
+  const turns = part("div", { id: "turns" });
+  const scroller = part("main", { id: "conversation" }, { label: "Conversation" });
+  scroller.append(setup, empty, turns);
+
+  const contextRow = part("div", { id: "context-row", className: "context-row", hidden: true });
+  const input = part("textarea", { id: "follow-up-text", rows: 2, placeholder: "Ask a question about this workspace…" }, { label: "Question" });
+  const form = part("form", { id: "follow-up" });
+  form.append(contextRow, input, part("button", { type: "submit", textContent: "Ask" }));
+
+  const announcer = part("div", { id: "announcer", className: "visually-hidden" }, { live: "polite", atomic: "true" });
+  document.body.prepend(header, scroller, form, announcer);
+  return { modelChip, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
 }

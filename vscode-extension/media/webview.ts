@@ -95,21 +95,11 @@ ui.turns.addEventListener("click", (event) => {
 });
 
 ui.modelChip.addEventListener("click", () => send({ type: "fix", action: "pickModel" }));
-ui.stop.textContent = "Stop";
-ui.stop.setAttribute("aria-label", "Stop the answer");
-ui.stop.title = "Stop the answer";
 ui.stop.addEventListener("click", () => send({ type: "stop" }));
 
 // The question box: Enter asks, Shift+Enter is a new line. The text is cleared only when it
 // is sent (the extension queues it behind a running answer), and kept across a reload.
-const submit = ui.form.querySelector<HTMLButtonElement>('button[type="submit"], button:not([type])');
-if (!submit) {
-  const ask = document.createElement("button");
-  ask.type = "submit";
-  ask.textContent = "Ask";
-  ui.form.append(ask);
-}
-ui.input.value = ui.input.value || savedDraft();
+ui.input.value = savedDraft();
 
 function fitInput(): void {
   ui.input.style.height = "auto";

@@ -5,24 +5,26 @@
 import * as crypto from "crypto";
 import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
-import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, ToPanel, TurnRecord } from "./protocol";
+import type { Chrome } from "./chrome";
+import type { Server } from "./client";
 import { editorWords } from "./fixes";
+import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, TurnRecord } from "./protocol";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
-import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "./turns";
+import {
+  applyApproval,
+  applyApprovalClosed,
+  applyEvent,
+  applyFailure,
+  applyResult,
+  applyServerReady,
+  applyStart,
+  newTurn,
+  settleRestored,
+  shownActions,
+} from "./turns";
+import type { ConversationView } from "./view";
 
 const REQUEST_CANCELLED = -32800;
-
-/** What the conversation needs from the rest of the extension. */
-export interface Host {
-  post(message: ToPanel): void;
-  show(): void;
-  /** The server's client, started if need be (undefined: it could not start; it said why). */
-  client(): Promise<LanguageClient | undefined>;
-  /** Whether the server is up now (else the question shows "Preparing Lantern…"). */
-  readonly serverRunning: boolean;
-  /** The rest of the view's state: the model chip, the setup card, the context chip. */
-  chrome(): Pick<PanelState, "model" | "setup" | "context">;
-}
 
 /** What went with a question: the editor's context (`editor_context.ts`), or a selection. */
 export type Attachment = NonNullable<TurnRecord["attachment"]>;
@@ -53,7 +55,9 @@ export class Questions implements vscode.Disposable {
   readonly onDidAnswer = this.answered.event;
 
   constructor(
-    private readonly host: Host,
+    private readonly view: Pick<ConversationView, "post" | "show">,
+    private readonly server: Pick<Server, "connected" | "running">,
+    private readonly chrome: Pick<Chrome, "of">,
     private readonly store: ConversationStore,
   ) {
     const current = store.currentId ? store.load(store.currentId) : undefined;
@@ -73,15 +77,18 @@ export class Questions implements vscode.Disposable {
   }
 
   state(): PanelState {
-    return { conversationId: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns, ...this.host.chrome() };
+    const answered = this.usage().last?.model ?? null;
+    return { conversationId: this.conversation.id, title: this.conversation.title, turns: this.conversation.turns, ...this.chrome.of(answered) };
   }
 
   snapshot(): StoredConversation {
     return this.conversation;
   }
 
-  /** Route `lantern/event` notifications of a (re)started client to the running turn. */
+  /** Take a new client's `lantern/event` notifications (to the running turn) and its
+   * `lantern/approve` requests; called before it starts. */
   attach(client: LanguageClient): void {
+    client.onRequest("lantern/approve", (params: ApproveParams, token) => this.approve(params, token));
     this.subscription?.dispose();
     this.subscription = client.onNotification("lantern/event", (event: LanternEvent) => {
       const running = this.running;
@@ -90,7 +97,7 @@ export class Questions implements vscode.Disposable {
       if (!turn) return;
       applyEvent(turn, event);
       if (event.kind === "tool" && event.status !== "awaiting_approval") this.closeApprovalFor(event.callId);
-      this.host.post({ type: "event", key: running.key, event });
+      this.view.post({ type: "event", key: running.key, event });
     });
   }
 
@@ -99,7 +106,7 @@ export class Questions implements vscode.Disposable {
   }
 
   private changed(turn: TurnRecord, persist = true): void {
-    this.host.post({ type: "turn", turn });
+    this.view.post({ type: "turn", turn });
     if (persist) void this.save();
   }
 
@@ -112,10 +119,10 @@ export class Questions implements vscode.Disposable {
   /** Ask now, or after the answer that is running (the question is shown as queued). */
   submit(question: string, shown?: Attachment): void {
     const queued = this.running !== undefined || this.conversation.turns.some((t) => t.state === "queued");
-    const turn = newTurn(crypto.randomUUID(), question, queued ? "queued" : this.host.serverRunning ? "running" : "preparing", shown);
+    const turn = newTurn(crypto.randomUUID(), question, queued ? "queued" : this.server.running ? "running" : "preparing", shown);
     if (this.conversation.turns.length === 0) this.conversation.title = titleOf(question);
     this.conversation.turns.push(turn);
-    this.host.show();
+    this.view.show();
     this.changed(turn);
     if (!queued) void this.run(turn);
   }
@@ -130,7 +137,7 @@ export class Questions implements vscode.Disposable {
     const turn = this.turn(key);
     if (!turn || turn.state !== "queued") return;
     this.conversation.turns = this.conversation.turns.filter((t) => t.key !== key);
-    this.host.post({ type: "state", state: this.state() });
+    this.view.post({ type: "state", state: this.state() });
     void this.save();
   }
 
@@ -143,7 +150,7 @@ export class Questions implements vscode.Disposable {
   private next(): void {
     const queued = this.conversation.turns.find((t) => t.state === "queued");
     if (!queued) return;
-    queued.state = this.host.serverRunning ? "running" : "preparing";
+    applyStart(queued, this.server.running);
     this.changed(queued, false);
     void this.run(queued);
   }
@@ -154,16 +161,13 @@ export class Questions implements vscode.Disposable {
     const cancel = new vscode.CancellationTokenSource();
     this.running = { key: turn.key, conversationId, cancel };
     try {
-      const client = await this.host.client();
+      const client = await this.server.connected();
       if (!client) {
         applyFailure(turn, "Lantern's server did not start; the notification and Lantern: Show Log say why.", false);
         return;
       }
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
-      if (turn.state === "preparing") {
-        turn.state = "running";
-        this.changed(turn, false);
-      }
+      if (applyServerReady(turn)) this.changed(turn, false);
       const history = historyOf(this.conversation.turns.filter((t) => t.key !== turn.key));
       const a = turn.attachment;
       const params: AskParams = {
@@ -218,7 +222,7 @@ export class Questions implements vscode.Disposable {
     // The view shows the error with its buttons; a notification says so when the view is hidden.
     const summary = editorWords(result.detail?.summary ?? result.error ?? "the question failed");
     void vscode.window.showErrorMessage(`Lantern: ${summary}`, "Show", "Retry").then((choice) => {
-      if (choice === "Show") this.host.show();
+      if (choice === "Show") this.view.show();
       else if (choice === "Retry") this.retry(turn.key);
     });
   }
@@ -250,7 +254,7 @@ export class Questions implements vscode.Disposable {
       });
       token.onCancellationRequested(() => this.settle(id, null));
       if (turn) {
-        turn.approval = approval;
+        applyApproval(turn, approval);
         this.changed(turn, false);
       }
       // Closing the notification is not an answer: the prompt stays in the view.
@@ -275,10 +279,7 @@ export class Questions implements vscode.Disposable {
     this.pending.delete(id);
     pending.resolve(action);
     const turn = this.turn(pending.turnKey);
-    if (turn?.approval?.id === id) {
-      turn.approval = undefined;
-      this.changed(turn, false);
-    }
+    if (turn && applyApprovalClosed(turn, id)) this.changed(turn, false);
   }
 
   // ------------------------------------------------------------ conversations
@@ -302,12 +303,12 @@ export class Questions implements vscode.Disposable {
 
   private async switchTo(conversation: StoredConversation): Promise<void> {
     this.running?.cancel.cancel();
-    for (const turn of this.conversation.turns) if (turn.state === "queued") turn.state = "done";
-    this.conversation.turns = this.conversation.turns.filter((t) => !(t.state === "done" && !t.result && !t.failure));
+    // Questions still queued are never asked: they go with the conversation left.
+    this.conversation.turns = this.conversation.turns.filter((t) => t.state !== "queued");
     await this.store.save(this.conversation);
     this.conversation = conversation;
     await this.store.setCurrent(conversation.id);
-    this.host.post({ type: "state", state: this.state() });
+    this.view.post({ type: "state", state: this.state() });
   }
 
   /** Tokens of the last answer (a failed question is not one) and of the whole conversation. */

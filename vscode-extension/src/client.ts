@@ -106,8 +106,6 @@ const approvalRequests: StaticFeature = {
 export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
   info: ServerInfo | undefined;
-  /** Called with each new client before it starts: register request handlers here. */
-  onNewClient: ((client: LanguageClient) => void) | undefined;
   private startedFor = "";
   /** The window's `lantern` section as the server last got it (JSON). */
   private given = "";
@@ -119,6 +117,9 @@ export class Server implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
+  private readonly created = new vscode.EventEmitter<LanguageClient>();
+  /** Each new client, before it starts: register its handlers here. */
+  readonly onDidCreateClient = this.created.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -229,7 +230,7 @@ export class Server implements vscode.Disposable {
     };
     const client = new LanguageClient("lantern", "Lantern", serverOptions, clientOptions);
     client.registerFeature(approvalRequests);
-    this.onNewClient?.(client);
+    this.created.fire(client);
     this.client = client;
     this.startedFor = launchKey(trusted, this.keyGeneration);
     try {
@@ -324,6 +325,14 @@ export class Server implements vscode.Disposable {
     });
   }
 
+  /** The server, started (or restarted after a settings change) if need be, with the
+   * window's current settings (undefined: it could not start; it said why). */
+  async connected(): Promise<LanguageClient | undefined> {
+    const client = await this.ensure();
+    if (client) await this.syncSettings();
+    return client;
+  }
+
   /** The origin a key entered now is bound to ("" when no `lantern.baseUrl` is set). */
   keyOrigin(): string | undefined {
     return originOf(currentSettings().values.baseUrl);
@@ -383,5 +392,6 @@ export class Server implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.changed.dispose();
+    this.created.dispose();
   }
 }

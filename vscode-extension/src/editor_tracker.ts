@@ -3,8 +3,8 @@
 // change. The view's × leaves the context out of the next question only.
 
 import * as vscode from "vscode";
-import { editorContext, type Attached, type EditorState } from "./editor_context";
-import type { ContextChip, Range } from "./protocol";
+import { asAttachment, editorContext, type Attached, type EditorState } from "./editor_context";
+import type { ContextChip, Range, TurnRecord } from "./protocol";
 
 function range(r: vscode.Range): Range {
   return { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } };
@@ -71,12 +71,13 @@ export class EditorTracker implements vscode.Disposable {
     return this.current()?.chip ?? null;
   }
 
-  /** The context for the question being asked now; the × applies to that question only. */
-  take(): Attached | undefined {
+  /** The context for the question being asked now, as its turn keeps it; the × applies to
+   * that question only. */
+  take(): TurnRecord["attachment"] {
     const attached = this.current();
     this.dropped = false;
     this.schedule();
-    return attached;
+    return attached && asAttachment(attached);
   }
 
   drop(): void {

@@ -1,10 +1,35 @@
 // How a turn changes as a question runs. The extension host applies these to the
 // record it stores, and the view to the copy it renders, so both agree. Pure functions.
 
-import type { AskResult, LanternEvent, ToolEvent, TurnRecord } from "./protocol";
+import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "./protocol";
 
 export function newTurn(key: string, question: string, state: TurnRecord["state"], attachment?: TurnRecord["attachment"]): TurnRecord {
   return { key, question, askedAt: Date.now(), state, attachment, tools: [], answer: "" };
+}
+
+/** A queued question goes ahead: running, or preparing while the server starts. */
+export function applyStart(turn: TurnRecord, serverRunning: boolean): void {
+  if (turn.state === "queued") turn.state = serverRunning ? "running" : "preparing";
+}
+
+/** The server is up: a question that waited for it runs. False when that changed nothing. */
+export function applyServerReady(turn: TurnRecord): boolean {
+  if (turn.state !== "preparing") return false;
+  turn.state = "running";
+  return true;
+}
+
+/** The server asks before a read: the turn shows the prompt until it is answered. */
+export function applyApproval(turn: TurnRecord, approval: PanelApproval): void {
+  turn.approval = approval;
+}
+
+/** The prompt `id` was answered, timed out or withdrawn. False when the turn shows another
+ * prompt, or none: that changed nothing. */
+export function applyApprovalClosed(turn: TurnRecord, id: string): boolean {
+  if (turn.approval?.id !== id) return false;
+  turn.approval = undefined;
+  return true;
 }
 
 function upsertTool(turn: TurnRecord, event: ToolEvent): void {

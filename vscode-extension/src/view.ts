@@ -1,11 +1,12 @@
 // The conversation: a webview that shows questions, tool activity, answers and
 // references, in the Lantern side bar view (default) or in an editor tab
 // (`lantern.conversation.location`). It only renders; clicks come back as
-// messages and are checked against our own results.
+// messages and are checked against our own results. The page is the script: it makes
+// every element itself (media/shell.ts).
 
 import * as crypto from "crypto";
 import * as vscode from "vscode";
-import type { FromPanel, PanelState, ToPanel } from "./protocol";
+import type { FromPanel, Reference, ToPanel } from "./protocol";
 
 export const VIEW_ID = "lantern.conversation";
 
@@ -15,21 +16,18 @@ function location(): Location {
   return vscode.workspace.getConfiguration("lantern").get<string>("conversation.location") === "editor" ? "editor" : "sideBar";
 }
 
-/** What the view asks the extension to do; each is checked there. */
-export type PanelHandler = (message: FromPanel) => void;
-
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private opening = false;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly received = new vscode.EventEmitter<FromPanel>();
+  /** What the view asks the extension to do, each checked there; "ready": the view (re)loaded
+   * and needs the whole state, which `post` now sends. */
+  readonly onDidReceive = this.received.event;
 
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly state: () => PanelState,
-    private readonly handle: PanelHandler,
-  ) {}
+  constructor(private readonly extensionUri: vscode.Uri) {}
 
   /** The webview the conversation shows in, for `where` it is set to be. */
   private webview(where: Location = location()): vscode.Webview | undefined {
@@ -103,19 +101,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   private receive(from: vscode.Webview, message: FromPanel): void {
     if (from !== this.webview()) return;
-    if (message.type === "ready") {
-      this.ready = true;
-      void from.postMessage({ type: "state", state: this.state() } satisfies ToPanel);
-    } else if (message.type === "open") {
-      void this.open(message.key, message.index);
-    } else {
-      this.handle(message);
-    }
+    if (message.type === "ready") this.ready = true;
+    this.received.fire(message);
   }
 
   /** Open a verified reference of one of our own results, with its lines selected. */
-  private async open(key: string, index: number): Promise<void> {
-    const ref = this.state().turns.find((t) => t.key === key)?.result?.references[index];
+  async open(ref: Reference | undefined): Promise<void> {
     if (!ref || !ref.verified || !ref.uri) return;
     const uri = vscode.Uri.parse(ref.uri);
     if (uri.scheme !== "file" || !vscode.workspace.getWorkspaceFolder(uri)) return;
@@ -151,21 +142,6 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <title>Lantern</title>
 </head>
 <body>
-<header id="header">
-  <button id="model-chip" class="chip model-chip" type="button" aria-label="Pick a model" title="Pick a model">No model</button>
-  <button id="stop" type="button" aria-label="Stop the answer" title="Stop the answer" hidden>Stop</button>
-</header>
-<main id="conversation" aria-label="Conversation">
-  <section id="setup" class="card" aria-labelledby="setup-title" hidden></section>
-  <p class="empty" hidden>Ask about the code in this workspace: type a question below, or run <b>Lantern: Ask…</b> from the Command Palette.</p>
-  <div id="turns"></div>
-</main>
-<form id="follow-up">
-  <div id="context-row" class="context-row" hidden></div>
-  <textarea id="follow-up-text" rows="2" placeholder="Ask a question about this workspace…" aria-label="Question"></textarea>
-  <button type="submit">Ask</button>
-</form>
-<div id="announcer" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;
@@ -174,5 +150,6 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   dispose(): void {
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
+    this.received.dispose();
   }
 }

@@ -2,7 +2,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { activityRow } from "../src/activity";
 import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "../src/protocol";
-import { applyEvent, applyFailure, applyResult, newTurn, settleRestored, shownActions } from "../src/turns";
+import {
+  applyApproval,
+  applyApprovalClosed,
+  applyEvent,
+  applyFailure,
+  applyResult,
+  applyServerReady,
+  applyStart,
+  newTurn,
+  settleRestored,
+  shownActions,
+} from "../src/turns";
 
 const ids = { conversationId: "c", requestId: 1 };
 const tool = (callId: string, status: ToolEvent["status"], extra: Partial<ToolEvent> = {}): LanternEvent => ({
@@ -43,6 +54,48 @@ test("a question being prepared starts running with its first event; answer text
   assert.equal(turn.answer, "Retries live in src/retry.py.");
 });
 
+test("a queued question goes ahead: running when the server is up, else preparing; only a queued one moves", () => {
+  const up = newTurn("a", "q", "queued");
+  applyStart(up, true);
+  assert.equal(up.state, "running");
+  const starting = newTurn("b", "q", "queued");
+  applyStart(starting, false);
+  assert.equal(starting.state, "preparing");
+  const done = newTurn("c", "q", "running");
+  applyResult(done, result("x"));
+  applyStart(done, true);
+  assert.equal(done.state, "done");
+});
+
+test("a question waiting for the server runs once the server is up; any other turn is left as it is", () => {
+  const turn = newTurn("k", "q", "preparing");
+  assert.equal(applyServerReady(turn), true);
+  assert.equal(turn.state, "running");
+  assert.equal(applyServerReady(turn), false);
+  const queued = newTurn("q", "later", "queued");
+  assert.equal(applyServerReady(queued), false);
+  assert.equal(queued.state, "queued");
+  const done = newTurn("d", "q", "preparing");
+  applyFailure(done, "Stopped.", true);
+  assert.equal(applyServerReady(done), false);
+  assert.equal(done.state, "done");
+});
+
+test("an approval shows in its turn until that prompt closes; closing another prompt changes nothing", () => {
+  const turn = newTurn("k", "q", "running");
+  assert.equal(applyApprovalClosed(turn, "a-c1"), false);
+  applyApproval(turn, approval("c1"));
+  assert.equal(turn.approval?.id, "a-c1");
+  assert.equal(applyApprovalClosed(turn, "a-c0"), false);
+  assert.equal(turn.approval?.id, "a-c1");
+  applyApproval(turn, approval("c2")); // the next read's prompt replaces it
+  assert.equal(applyApprovalClosed(turn, "a-c1"), false);
+  assert.equal(turn.approval?.id, "a-c2");
+  assert.equal(applyApprovalClosed(turn, "a-c2"), true);
+  assert.equal(turn.approval, undefined);
+  assert.equal(turn.state, "running");
+});
+
 test("each call is one row, updated in place, in the order the calls started", () => {
   const turn = newTurn("k", "q", "running");
   applyEvent(turn, tool("c1", "running"));
@@ -55,7 +108,7 @@ test("each call is one row, updated in place, in the order the calls started", (
 test("the approval of a call closes when that call moves on, not when another does", () => {
   const turn = newTurn("k", "q", "running");
   applyEvent(turn, tool("c1", "awaiting_approval"));
-  turn.approval = approval("c1");
+  applyApproval(turn, approval("c1"));
   applyEvent(turn, tool("c0", "done"));
   assert.equal(turn.approval?.callId, "c1");
   applyEvent(turn, tool("c1", "denied", { code: "approval_timeout" }));
@@ -91,7 +144,7 @@ test("a retry keeps the partial answer, marked, and the final answer replaces it
 test("the result's answer and calls replace what was streamed; its wait times are kept", () => {
   const turn = newTurn("k", "q", "running");
   applyEvent(turn, tool("c1", "awaiting_approval"));
-  turn.approval = approval("c1");
+  applyApproval(turn, approval("c1"));
   applyEvent(turn, delta("partial"));
   applyResult(
     turn,
@@ -131,7 +184,7 @@ test("a stopped question: open calls read as cancelled, not as denied by the use
   applyEvent(turn, tool("c1", "done", { bytes: 10, ms: 2 }));
   applyEvent(turn, tool("c2", "awaiting_approval"));
   applyEvent(turn, tool("c3", "running"));
-  turn.approval = approval("c2");
+  applyApproval(turn, approval("c2"));
   applyEvent(turn, delta("So far"));
   applyFailure(turn, "Stopped.", true);
   assert.equal(turn.state, "done");
@@ -152,7 +205,7 @@ test("a failed question: open calls read as stopped", () => {
 test("after a reload, a running turn shows as stopped and a queued one as not asked; the stored one is untouched", () => {
   const running: TurnRecord = newTurn("r", "q", "running");
   applyEvent(running, tool("c1", "awaiting_approval"));
-  running.approval = approval("c1");
+  applyApproval(running, approval("c1"));
   const settled = settleRestored(running);
   assert.equal(settled.state, "done");
   assert.equal(settled.failure?.cancelled, true);

@@ -282,7 +282,7 @@ class _Readback:
         self.warned = False
         try:
             import fcntl
-        except ImportError:  # native Windows: no tool runs there (`lantern.platform`)
+        except ImportError:  # native Windows: no tool runs there (`lantern.platform_gate`)
             self.method = "none"
             return
         self.f_getpath = int(getattr(fcntl, "F_GETPATH", 0))

@@ -267,16 +267,35 @@ def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], 
     if raw and raw[-1] == b"":
         raw.pop()
     wanted = [n for n in wanted if n <= len(raw)]
+    runs = _runs(raw, wanted)
+    if runs is None:
+        return _hits_in_whole(data, wanted)
+    return _hits_in_runs(raw, runs)
+
+
+def _runs(raw: list[bytes], wanted: list[int]) -> list[tuple[int, list[int]]] | None:
+    """The hit lines `wanted` (in order) in runs redacted together: each run's first
+    line of context and its hit numbers, in order. Runs whose contexts overlap or touch
+    are one. None when a hit's context cannot be found by walking back (`_context_index`):
+    the whole text is redacted then."""
     hint = _YamlHint(raw)
-    runs: list[tuple[int, list[int]]] = []  # (first context line, hit numbers), in order
+    runs: list[tuple[int, list[int]]] = []
     for number in wanted:
         first = _context_index(raw, number - 1, hint)
         if first is None:
-            return _hits_in_whole(data, wanted)
+            return None
         if runs and first <= runs[-1][1][-1] + 1:  # overlaps the run before (or touches it)
             runs[-1][1].append(number)
         else:
             runs.append((first, [number]))
+    return runs
+
+
+def _hits_in_runs(
+    raw: list[bytes], runs: list[tuple[int, list[int]]]
+) -> tuple[dict[int, HitLine], dict[str, int]]:
+    """`hit_texts` for each run of `_runs`: its lines redacted together, with one line
+    of context below; hit lines whole, context lines cut."""
     found: dict[int, HitLine] = {}
     counts: dict[str, int] = {}
     for first, hits in runs:

@@ -11,10 +11,13 @@ words, `context_fixes` names that server's knob.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from lantern.agent.failure import Fix, ModelError
+from lantern.agent.failure import ErrorKind, Fix, ModelError
 from lantern.agent.provider import error_body as pe
 from lantern.escaping import escape_line
 
@@ -109,6 +112,171 @@ def redirect_target(base_url: str, location: str) -> str | None:
     )
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """An HTTP error answer, as the rules of `status_error` read it."""
+
+    status: int
+    body: Any
+    words: str  # the provider's words, without a closing full stop
+    code: Any
+    where: str
+    model: str
+    tools_sent: bool
+    retry_after: str | None
+    location: str | None
+
+    @property
+    def at(self) -> str:
+        return f"{self.where} answered {self.status}"
+
+    @cached_property
+    def target(self) -> str | None:
+        return redirect_target(self.where, self.location or "")
+
+    @cached_property
+    def model_missing(self) -> bool:
+        return pe.is_model_missing(self.body)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One row of `_STATUS_RULES`: when it applies, and the error it gives."""
+
+    when: Callable[[_Answer], bool]
+    kind: ErrorKind
+    summary: Callable[[_Answer], str]
+    fixes: Callable[[_Answer], tuple[Fix, ...]] = lambda a: ()
+    words: Callable[[_Answer], str] = lambda a: a.words  # what the provider said, as shown
+
+    def error(self, a: _Answer) -> ModelError:
+        return ModelError(
+            self.kind, self.summary(a), words=self.words(a), status=a.status, fixes=self.fixes(a)
+        )
+
+
+def _maybe(fix: Fix | None) -> tuple[Fix, ...]:
+    return (fix,) if fix else ()
+
+
+def _output_limit(words: str) -> tuple[Fix, ...]:
+    """`output_fix`, when the provider's words are about the output limit."""
+    named = "max_tokens" in words or "max_completion_tokens" in words
+    return _maybe(output_fix(words)) if named else ()
+
+
+# Read top to bottom: the first rule that applies gives the error; the last applies always.
+_STATUS_RULES = (
+    _Rule(
+        lambda a: 300 <= a.status < 400,
+        "redirected",
+        lambda a: (
+            f"{a.where} redirects ({a.status}) to {a.target or 'another address'}: "
+            "use that address (Lantern does not follow a redirect: it can turn the request into "
+            "a GET without its body)"
+        ),
+        lambda a: (
+            (Fix("baseUrl", a.target, note="the address the endpoint redirects to"),)
+            if a.target
+            else (Fix("baseUrl"),)
+        ),
+        words=lambda a: "",
+    ),
+    _Rule(
+        lambda a: pe.is_html(a.body),
+        "not_api",
+        lambda a: (
+            f"something between you and the endpoint answered {a.status} with a web "
+            f"page, not the API ({a.where})"
+        ),
+        lambda a: (Fix("baseUrl", note="check the address, and any proxy or network login page"),),
+    ),
+    # Before `auth`: a 401 or 403 that says the account has no credit is about credit.
+    _Rule(
+        lambda a: pe.is_quota(a.status, a.body),
+        "quota",
+        lambda a: f"{a.where} refused for lack of credit ({a.status}); asking again will not help",
+        lambda a: (
+            *_maybe(output_fix(a.words)),
+            Fix(note="add credit or check the plan and billing of the account the key is for"),
+        ),
+    ),
+    _Rule(
+        lambda a: a.status in (401, 403),
+        "auth",
+        lambda a: f"{a.where} rejected the API key ({a.status})",
+        lambda a: (Fix("apiKey"),),
+    ),
+    _Rule(
+        lambda a: a.status == 429,
+        "rate_limited",
+        lambda a: f"{a.where} is rate limiting requests (429)",
+        lambda a: (
+            Fix(note=f"retry after {a.retry_after} s")
+            if a.retry_after
+            else Fix(note="wait a little and try again"),
+        ),
+    ),
+    _Rule(
+        lambda a: a.tools_sent and pe.is_tools_unsupported(a.body),
+        "tools_unsupported",
+        lambda a: f"{a.where} does not take tools with model {a.model!r} ({a.status})",
+        lambda a: (tools_fix(a.words),),
+    ),
+    _Rule(
+        lambda a: pe.is_context_error(a.body, a.code),
+        "context_length",
+        lambda a: f"the conversation is longer than the model's context window ({a.status})",
+        lambda a: context_fixes(guess_server(a.where, pe.flat_text(a.body))),
+    ),
+    _Rule(
+        lambda a: pe.is_out_of_memory(a.body),
+        "out_of_memory",
+        lambda a: (
+            f"{a.where} cannot load model {a.model!r}: not enough memory ({a.status}); "
+            "asking again will not help"
+        ),
+        lambda a: (
+            Fix("model", note="a smaller model, or a smaller quantization"),
+            Fix(note="free memory on the model server (stop other models or programs)"),
+        ),
+    ),
+    _Rule(
+        lambda a: a.code == "content_filter",
+        "filtered",
+        lambda a: (
+            f"{a.where} refused the request: its content filter matched the question or "
+            f"what Lantern read ({a.status})"
+        ),
+    ),
+    _Rule(
+        lambda a: a.status in (404, 405) or pe.is_route_missing(a.words),
+        "not_found",
+        lambda a: (
+            f"model {a.model!r} was not found at {a.where} ({a.status})"
+            if a.model_missing
+            else f"{a.where}/chat/completions is not there ({a.status})"
+        ),
+        lambda a: (Fix("model"),) if a.model_missing else (Fix("baseUrl"),),
+    ),
+    _Rule(
+        lambda a: a.status >= 500,
+        "server",
+        lambda a: f"{a.at}: the server failed (try again, or see its log)",
+    ),
+    _Rule(
+        lambda a: True,
+        "bad_request",
+        lambda a: f"{a.at}: the endpoint refused the request",
+        lambda a: (
+            _output_limit(a.words)
+            or (Fix(note="check the model name, the base URL and the server's settings"),)
+        ),
+        words=lambda a: a.words or "no explanation",
+    ),
+)
+
+
 def status_error(
     status: int,
     body: Any,
@@ -119,110 +287,13 @@ def status_error(
     retry_after: str | None = None,
     location: str | None = None,
 ) -> ModelError:
-    """The error a user can act on for an HTTP error status and the body that came with it."""
-    words = pe.describe(body).rstrip(". ")
-    code = pe.error_code(body)
-    at = f"{where} answered {status}"
-    if 300 <= status < 400:
-        target = redirect_target(where, location or "")
-        return ModelError(
-            "redirected",
-            f"{where} redirects ({status}) to {target or 'another address'}: use that address "
-            "(Lantern does not follow a redirect: it can turn the request into a GET without "
-            "its body)",
-            status=status,
-            fixes=(Fix("baseUrl", target, note="the address the endpoint redirects to"),)
-            if target
-            else (Fix("baseUrl"),),
-        )
-    if pe.is_html(body):
-        return ModelError(
-            "not_api",
-            f"something between you and the endpoint answered {status} with a web page, not the "
-            f"API ({where})",
-            words=words,
-            status=status,
-            fixes=(Fix("baseUrl", note="check the address, and any proxy or network login page"),),
-            retryable=False,
-        )
-    if status in (401, 403) and not pe.is_quota(status, body):
-        return ModelError(
-            "auth", f"{where} rejected the API key ({status})", words=words, status=status,
-            fixes=(Fix("apiKey"),),
-        )  # fmt: skip
-    if pe.is_quota(status, body):
-        more = output_fix(words)
-        return ModelError(
-            "quota",
-            f"{where} refused for lack of credit ({status}); asking again will not help",
-            words=words,
-            status=status,
-            fixes=(
-                *((more,) if more else ()),
-                Fix(note="add credit or check the plan and billing of the account the key is for"),
-            ),
-        )
-    if status == 429:
-        wait = f"retry after {retry_after} s" if retry_after else "wait a little and try again"
-        return ModelError(
-            "rate_limited", f"{where} is rate limiting requests (429)", words=words,
-            status=status, fixes=(Fix(note=wait),),
-        )  # fmt: skip
-    if tools_sent and pe.is_tools_unsupported(body):
-        return ModelError(
-            "tools_unsupported", f"{where} does not take tools with model {model!r} ({status})",
-            words=words, status=status, fixes=(tools_fix(words),),
-        )  # fmt: skip
-    if pe.is_context_error(body, code):
-        return ModelError(
-            "context_length",
-            f"the conversation is longer than the model's context window ({status})",
-            words=words,
-            status=status,
-            fixes=context_fixes(guess_server(where, pe.flat_text(body))),
-        )
-    if pe.is_out_of_memory(body):
-        return ModelError(
-            "out_of_memory",
-            f"{where} cannot load model {model!r}: not enough memory ({status}); asking again "
-            "will not help",
-            words=words,
-            status=status,
-            fixes=(
-                Fix("model", note="a smaller model, or a smaller quantization"),
-                Fix(note="free memory on the model server (stop other models or programs)"),
-            ),
-        )
-    if code == "content_filter":
-        return ModelError(
-            "filtered", f"{where} refused the request: its content filter matched the question "
-            f"or what Lantern read ({status})", words=words, status=status,
-        )  # fmt: skip
-    if status in (404, 405) or pe.is_route_missing(words):
-        missing = pe.is_model_missing(body)
-        return ModelError(
-            "not_found",
-            f"model {model!r} was not found at {where} ({status})"
-            if missing
-            else f"{where}/chat/completions is not there ({status})",
-            words=words,
-            status=status,
-            fixes=(Fix("model"),) if missing else (Fix("baseUrl"),),
-        )
-    more = output_fix(words) if "max_tokens" in words or "max_completion_tokens" in words else None
-    if status >= 500:
-        return ModelError(
-            "server", f"{at}: the server failed (try again, or see its log)", words=words,
-            status=status,
-        )  # fmt: skip
-    return ModelError(
-        "bad_request",
-        f"{at}: the endpoint refused the request",
-        words=words or "no explanation",
-        status=status,
-        fixes=(more,) if more else (Fix(note="check the model name, the base URL and the server's "
-                                        "settings"),),
+    """The error a user can act on for an HTTP error status and the body that came with it:
+    the first of `_STATUS_RULES` that applies."""
+    answer = _Answer(
+        status, body, pe.describe(body).rstrip(". "), pe.error_code(body), where, model,
+        tools_sent, retry_after, location,
     )  # fmt: skip
+    return next(rule for rule in _STATUS_RULES if rule.when(answer)).error(answer)
 
 
 def stream_error(body: Any) -> ModelError:

@@ -133,6 +133,29 @@ def _ignored_name(by_kind: list[list[CompiledRules]], name: str, *, aliases: boo
     return False
 
 
+def _names_alone(
+    rules: list[tuple[Root, tuple[str, ...], _Kinds]],
+) -> tuple[str | None, list[list[CompiledRules]]] | None:
+    """When only names decide in a folder with these rules (one root, no deny globs,
+    ignore patterns that look at names alone): the folder's name when files in it pair
+    with it (`sensitive_pair`), and the rules of each kind of ignore file that apply.
+    None when more than a file's name is needed."""
+    (root, full, kinds), *more = rules
+    if more or root.policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
+        return None
+    last = full[-1] if full and pair_folder(full[-1]) else None
+    return last, [[compiled for compiled, _ in of_kind] for of_kind in kinds if of_kind]
+
+
+def _name_passes(last: str | None, by_kind: list[list[CompiledRules]], name: str) -> bool:
+    """`ResultFilter.allowed_by` for a name where `_names_alone` found what decides."""
+    if sensitive_component(name) or (last is not None and sensitive_pair(last, name)):
+        return False
+    return not _ignored_name(by_kind, name, aliases=False) and not (
+        has_alias(name) and _ignored_name(by_kind, name, aliases=True)
+    )
+
+
 def split_rel(name: str) -> tuple[str, ...]:
     """Components of a path ripgrep reported relative to its working folder."""
     name = name.removeprefix("./")
@@ -218,20 +241,11 @@ class ResultFilter:
         names matter (one root, no deny globs, ignore patterns that look at names alone)."""
         if rules is None:
             return []
-        (root, full, kinds), *more = rules
-        if more or root.policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
+        alone = _names_alone(rules)
+        if alone is None:
             return [i for i, name in enumerate(names) if self.allowed_by(rules, name)]
-        last = full[-1] if full and pair_folder(full[-1]) else None
-        by_kind = [[compiled for compiled, _ in of_kind] for of_kind in kinds if of_kind]
-        allowed: list[int] = []
-        for i, name in enumerate(names):
-            if sensitive_component(name) or (last is not None and sensitive_pair(last, name)):
-                continue
-            if not _ignored_name(by_kind, name, aliases=False) and not (
-                has_alias(name) and _ignored_name(by_kind, name, aliases=True)
-            ):
-                allowed.append(i)
-        return allowed
+        last, by_kind = alone
+        return [i for i, name in enumerate(names) if _name_passes(last, by_kind, name)]
 
     def _folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
         """For each root whose rules apply: the root, the folder's full path, and for each kind of

@@ -88,30 +88,44 @@ def _bracket_char(glob: str, i: int) -> tuple[str, int]:
     return glob[i], i + 1
 
 
+_Piece = list[tuple[str, str | None]]  # (regex atom, the literal character it stands for)
+
+
+def _glob_pieces(glob: str) -> list[_Piece]:
+    """A name glob cut at its `*`s: the atoms between them (a run of `*` is one `*`)."""
+    pieces: list[_Piece] = [[]]
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "*":
+            if pieces[-1] or len(pieces) == 1:
+                pieces.append([])
+            i += 1
+        elif char == "?":
+            pieces[-1].append((_ANY_CHAR, None))
+            i += 1
+        elif char == "[":
+            atom, i = _bracket(glob, i)
+            pieces[-1].append((atom, None))
+        else:
+            char, i = _bracket_char(glob, i)
+            pieces[-1].append((re.escape(char), char))
+    return pieces
+
+
+def _plain(piece: _Piece) -> str | None:
+    """The text a piece of literal characters stands for; None when it holds a wildcard."""
+    return "".join(c or "" for _, c in piece) if all(c for _, c in piece) else None
+
+
 class NameGlob:
     """One path component's glob (no `/`), matched in linear time."""
 
     __slots__ = ("_compiled", "_sources", "literal", "prefix", "suffix")
 
     def __init__(self, glob: str) -> None:
-        pieces: list[list[tuple[str, str | None]]] = [[]]  # (regex atom, its literal char)
-        i = 0
-        while i < len(glob):
-            char = glob[i]
-            if char == "*":
-                if pieces[-1] or len(pieces) == 1:
-                    pieces.append([])  # a run of `*` is one `*`
-                i += 1
-            elif char == "?":
-                pieces[-1].append((_ANY_CHAR, None))
-                i += 1
-            elif char == "[":
-                atom, i = _bracket(glob, i)
-                pieces[-1].append((atom, None))
-            else:
-                char, i = _bracket_char(glob, i)
-                pieces[-1].append((re.escape(char), char))
-        texts = ["".join(c or "" for _, c in p) if all(c for _, c in p) else None for p in pieces]
+        pieces = _glob_pieces(glob)
+        texts = [_plain(piece) for piece in pieces]
         self._sources = [("".join(a for a, _ in p), len(p)) for p in pieces]
         self._compiled: list[tuple[re.Pattern[str], int]] | None = None
         # The plain text this glob stands for, or what it starts/ends with around one `*`.
@@ -162,17 +176,9 @@ def parse_line(line: str) -> Pattern | None:
     if not text or text.startswith("#") or text == "/":
         return None
     ignores = not text.startswith("!")
-    segments = text.removeprefix("!").split("/")
-    folder_only = segments[-1] == ""
-    if segments[0] == "":
-        del segments[0]  # `/x`: at this folder only
-    elif len(segments) - folder_only == 1 and segments[0] != "**":
-        segments.insert(0, "**")  # `x` or `x/`: at any depth
+    segments, folder_only = _segments(text.removeprefix("!"))
     if not segments:
         return None
-    if segments[-1] == "":
-        segments[-1] = "**"
-    segments = [s for i, s in enumerate(segments) if s != "**" or segments[i - 1 : i] != ["**"]]
     if segments == ["**"]:
         return Pattern(ignores, False, (), "dir" if folder_only else "any")
     anchored = segments[0] != "**"
@@ -180,16 +186,38 @@ def parse_line(line: str) -> Pattern | None:
     if segments[-1] == "**":
         end = "dir" if folder_only else "inside"
         segments.pop()
-    groups: list[list[NameGlob]] = [[]]
     try:
-        for segment in segments[0 if anchored else 1 :]:
-            if segment == "**":
-                groups.append([])
-            else:
-                groups[-1].append(NameGlob(segment))
+        groups = _groups(segments[0 if anchored else 1 :])
     except BadPattern:
         return None
-    return Pattern(ignores, anchored, tuple(map(tuple, groups)), end)
+    return Pattern(ignores, anchored, groups, end)
+
+
+def _segments(pattern: str) -> tuple[list[str], bool]:
+    """The names of a pattern (without its `!`) between its `/`s, with `**` in front when
+    it matches at any depth, for a trailing `/`, and never twice in a row; and whether
+    the pattern is for folders only (a trailing `/`)."""
+    segments = pattern.split("/")
+    folder_only = segments[-1] == ""
+    if segments[0] == "":
+        del segments[0]  # `/x`: at this folder only
+    elif len(segments) - folder_only == 1 and segments[0] != "**":
+        segments.insert(0, "**")  # `x` or `x/`: at any depth
+    if segments and segments[-1] == "":
+        segments[-1] = "**"
+    kept = [s for i, s in enumerate(segments) if s != "**" or segments[i - 1 : i] != ["**"]]
+    return kept, folder_only
+
+
+def _groups(segments: list[str]) -> tuple[tuple[NameGlob, ...], ...]:
+    """Name globs in groups split at each `**`; raises `BadPattern`."""
+    groups: list[list[NameGlob]] = [[]]
+    for segment in segments:
+        if segment == "**":
+            groups.append([])
+        else:
+            groups[-1].append(NameGlob(segment))
+    return tuple(map(tuple, groups))
 
 
 class PathGlob:
