@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from lantern.approvals.approver import ApprovalRequest, Decision, Remembering, WorkspaceGrants
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import ctx_for, write
 from tests.hang import HANG_S
 from tests.prompts import Recorder
 
@@ -27,15 +28,14 @@ def gate(prompt: object, tmp: Path) -> Remembering:
 
 
 async def tool(name: str, args: dict[str, object], ws: Workspace, gate: Remembering) -> ToolResult:
-    return await run_tool(name, args, ToolContext(ws, gate, conversation_id="c1"))
+    return await run_tool(name, args, ctx_for(ws, gate))
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    (ws / "src" / "sub").mkdir(parents=True)
-    (ws / "notes.txt").write_text("old notes\n", "utf-8")
-    (ws / "src" / "sub" / "a.py").write_text("a = 1\n", "utf-8")
+def root(ws: Path) -> Path:
+    """`ws` with a note and a module two folders down."""
+    write(ws, "notes.txt", "old notes\n")
+    write(ws, "src/sub/a.py", "a = 1\n")
     return ws
 
 
@@ -235,13 +235,11 @@ async def test_a_pending_prompt_does_not_block_another_conversation(
     remembering = gate(prompt, tmp_path)
     ws = Workspace([root])
     slow = asyncio.ensure_future(
-        run_tool(
-            "read_file", {"path": "notes.txt"}, ToolContext(ws, remembering, conversation_id="slow")
-        )
+        run_tool("read_file", {"path": "notes.txt"}, ctx_for(ws, remembering, conversation="slow"))
     )
     await asyncio.wait_for(prompt.opened.wait(), HANG_S)
     other = run_tool(
-        "read_file", {"path": "notes.txt"}, ToolContext(ws, remembering, conversation_id="fast")
+        "read_file", {"path": "notes.txt"}, ctx_for(ws, remembering, conversation="fast")
     )
     result = await asyncio.wait_for(other, HANG_S)  # answered while `slow` still waits
     assert not result.is_error and not slow.done()
