@@ -1,28 +1,86 @@
-"""Shared fixtures: the fake model server, the real model client on it, a tool context on a
-temporary workspace, and `run`."""
+"""Shared fixtures and helpers: the fake model server, the real model client on it, the
+workspace folder `ws`, tool contexts on it (`ctx`, `ctx_for`), ways to call a tool
+(`run`, `call`), to lay down files (`write`), to read a result (`rows`, `numbered`),
+and the default settings with some changed (`settings_with`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping
+import re
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lantern.agent.provider.client import ModelClient
-from lantern.approvals.approver import Decision, Fixed
+from lantern.approvals.approver import Approver, Decision, Fixed, PromptObserver
+from lantern.code.cache import ParseCache
 from lantern.settings.model import Settings
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
+from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
 
 from tests.fakes.openai_server import FakeOpenAI
+
+
+def ctx_for(
+    where: Path | Sequence[Path] | Workspace,
+    approvals: Approver | None = None,
+    *,
+    deny: Sequence[str] = (),
+    conversation: str = "c1",
+    observer: PromptObserver | None = None,
+    cache: ParseCache | None = None,
+) -> ToolContext:
+    """A tool context for conversation `conversation` on `where`: a `Workspace` as it is,
+    or the workspace of these folders with `deny` as its `approval.deny` globs.
+    `approvals` decides every read (by default each is allowed without asking)."""
+    if isinstance(where, Workspace):
+        assert not deny, "a Workspace brings its own policy"
+        workspace = where
+    else:
+        workspace = Workspace([where] if isinstance(where, Path) else list(where), Policy(deny))
+    return ToolContext(
+        workspace,
+        approvals or Fixed(Decision.ALLOW_ONCE),
+        conversation_id=conversation,
+        observer=observer,
+        code_cache=cache,
+    )
 
 
 async def run(ctx: ToolContext, name: str, args: Mapping[str, Any] | str) -> ToolResult:
     """Call a tool the way the model does: with JSON argument text (a str is sent as is)."""
     raw = args if isinstance(args, str) else json.dumps(args)
     return await run_tool(name, raw, ctx)
+
+
+async def call(ctx: ToolContext, tool: str, **args: Any) -> ToolResult:
+    """Call a tool with these arguments, already parsed."""
+    return await run_tool(tool, args, ctx)
+
+
+def write(root: Path, rel: str, text: str = "hello\n") -> Path:
+    """Write `text` to `root/rel` (UTF-8), making the folders on the way."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    return path
+
+
+def rows(result: ToolResult) -> list[str]:
+    """The lines a successful tool result shows, without its `[...]` notes."""
+    assert not result.is_error, result.content
+    return [line for line in result.content.splitlines() if not line.startswith("[")]
+
+
+NUMBERED = re.compile(r"^(\d+)│(.*)$", re.MULTILINE)
+
+
+def numbered(content: str) -> list[tuple[int, str]]:
+    """The `N│text` lines of a read_file result."""
+    return [(int(n), text) for n, text in NUMBERED.findall(content)]
 
 
 @pytest.fixture
@@ -48,17 +106,19 @@ async def http_model(fake: FakeOpenAI) -> AsyncIterator[ModelClient]:
 
 
 @pytest.fixture
-def workspace_dir(tmp_path: Path) -> Path:
-    """An empty workspace folder, `tmp_path/"ws"`, next to room for things outside it."""
+def ws(tmp_path: Path) -> Path:
+    """The workspace folder, `tmp_path/"ws"`, empty, next to room for things outside it.
+    A module whose tests want the same files lays them down in an autouse fixture; one
+    that needs a `Workspace` builds it from this folder."""
     folder = tmp_path / "ws"
     folder.mkdir()
     return folder
 
 
 @pytest.fixture
-def ctx(workspace_dir: Path) -> ToolContext:
-    """A tool context on `workspace_dir` whose gate allows every read without asking."""
-    return ToolContext(Workspace([workspace_dir]), Fixed(Decision.ALLOW_ONCE))
+def ctx(ws: Path) -> ToolContext:
+    """A tool context on `ws` whose gate allows every read without asking."""
+    return ctx_for(ws)
 
 
 def settings_with(**fields: Any) -> Settings:

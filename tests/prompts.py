@@ -27,6 +27,11 @@ class Recorder:
         return len(self.requests)
 
     @property
+    def paths(self) -> list[str]:
+        """The path each request named, in the order asked."""
+        return [request.path for request in self.requests]
+
+    @property
     def answer(self) -> Decision:
         """What it answers next; set it to answer that from now on."""
         return self.answers[min(len(self.requests), len(self.answers) - 1)]

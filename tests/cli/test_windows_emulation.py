@@ -21,6 +21,7 @@ import pytest
 from lantern.platform_gate import MESSAGE, unsupported
 
 from tests.cli.conftest import Lantern
+from tests.conftest import write
 from tests.fakes.openai_server import FakeOpenAI
 
 AS_WINDOWS = str(Path(__file__).resolve().parents[1] / "as_windows.py")
@@ -44,13 +45,11 @@ def as_windows(
     )
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    folder = tmp_path / "ws"
-    (folder / "src").mkdir(parents=True)
-    (folder / "x").write_text(f"{CANARY}\n", "utf-8")
-    (folder / "src" / "app.py").write_text(f"print('{CANARY}')\n", "utf-8")
-    return folder
+@pytest.fixture(autouse=True)
+def canaries(ws: Path) -> None:
+    """What the `lantern tool` tests here find in `ws`: the canary in two files."""
+    write(ws, "x", f"{CANARY}\n")
+    write(ws, "src/app.py", f"print('{CANARY}')\n")
 
 
 def test_the_message_names_what_to_use_and_no_command_line_flag() -> None:

@@ -138,12 +138,6 @@ def cli(tmp_path: Path) -> Cli:
     return Cli(tmp_path)
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-    return path
-
-
 # --- a disk that folds case, and its control --------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import write
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.platforms.conftest import (
     REFUSED,
@@ -39,7 +40,6 @@ from tests.platforms.conftest import (
     Disk,
     Result,
     canary,
-    write,
 )
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FUSE on Linux")
@@ -74,17 +74,17 @@ class Project:
 def make_project(disk: Disk, cli: Cli) -> Project:
     ws = disk.folder("case") / "ws"
     c = {k: canary(k) for k in ("DENIED", "LOG", "IGNDIR", "HIDDEN", "ENV", "KEY", "GIT")}
-    write(ws / "src" / "app.py", "def main():\n    return 42\n")
-    write(ws / "secrets" / "token.txt", f"token={c['DENIED']}\n")
-    write(ws / "app.log", f"{c['LOG']}\n")
-    write(ws / "ignored_dir" / "notes.txt", f"{c['IGNDIR']}\n")
-    write(ws / "sub" / "hidden.txt", f"{c['HIDDEN']}\n")
-    write(ws / "sub" / "shown.txt", "shown\n")
-    write(ws / ".env", f"TOKEN={c['ENV']}\n")
-    write(ws / "id_rsa", f"{c['KEY']}\n")
-    write(ws / ".git" / "config", f"[remote]\n  url = {c['GIT']}\n")
-    write(ws / ".gitignore", "*.log\nignored_dir/\n")
-    write(ws / ".lanternignore", "sub/hidden.txt\n")
+    write(ws, "src/app.py", "def main():\n    return 42\n")
+    write(ws, "secrets/token.txt", f"token={c['DENIED']}\n")
+    write(ws, "app.log", f"{c['LOG']}\n")
+    write(ws, "ignored_dir/notes.txt", f"{c['IGNDIR']}\n")
+    write(ws, "sub/hidden.txt", f"{c['HIDDEN']}\n")
+    write(ws, "sub/shown.txt", "shown\n")
+    write(ws, ".env", f"TOKEN={c['ENV']}\n")
+    write(ws, "id_rsa", f"{c['KEY']}\n")
+    write(ws, ".git/config", f"[remote]\n  url = {c['GIT']}\n")
+    write(ws, ".gitignore", "*.log\nignored_dir/\n")
+    write(ws, ".lanternignore", "sub/hidden.txt\n")
     cli.config(CONFIG)
     return Project(disk, ws, cli, c)
 
@@ -170,13 +170,13 @@ def test_names_stored_in_another_case_are_refused_on_the_folding_disk(
     disk = disks["folding"]
     ws = disk.folder("stored") / "ws"
     c = {k: canary(k) for k in ("DENIED", "LOG", "IGNDIR", "HIDDEN")}
-    write(ws / "src" / "app.py", "def main():\n    return 42\n")
-    write(ws / "Secrets" / "Token.txt", f"{c['DENIED']}\n")
-    write(ws / "APP.LOG", f"{c['LOG']}\n")
-    write(ws / "Ignored_Dir" / "Notes.txt", f"{c['IGNDIR']}\n")
-    write(ws / "Sub" / "Hidden.TXT", f"{c['HIDDEN']}\n")
-    write(ws / ".gitignore", "*.log\nignored_dir/\n")
-    write(ws / ".lanternignore", "sub/hidden.txt\n")
+    write(ws, "src/app.py", "def main():\n    return 42\n")
+    write(ws, "Secrets/Token.txt", f"{c['DENIED']}\n")
+    write(ws, "APP.LOG", f"{c['LOG']}\n")
+    write(ws, "Ignored_Dir/Notes.txt", f"{c['IGNDIR']}\n")
+    write(ws, "Sub/Hidden.TXT", f"{c['HIDDEN']}\n")
+    write(ws, ".gitignore", "*.log\nignored_dir/\n")
+    write(ws, ".lanternignore", "sub/hidden.txt\n")
     cli.config(CONFIG)
     if shutil.which("git") is not None:
         # What git itself says here with core.ignorecase=true (its default on macOS and
@@ -253,7 +253,7 @@ def test_allow_globs_compare_folded_names_where_the_disk_folds(
     """`approval.allow = ["docs/**"]` with no terminal to ask on: `DOCS/guide.md` is read
     without a prompt on the folding disk (it is docs/guide.md) and missing on the control;
     a deny glob still wins over an allow glob in any case."""
-    write(project.ws / "docs" / "guide.md", "# Guide\n")
+    write(project.ws, "docs/guide.md", "# Guide\n")
     project.cli.config(CONFIG + 'allow = ["docs/**", "secrets/**"]\n')
     calls = [
         {"id": "d1", "name": "read_file", "arguments": {"path": "DOCS/guide.md"}},
@@ -289,10 +289,10 @@ def test_an_inner_root_named_in_another_spelling_keeps_the_outer_rules(
     base = disk.folder("nested")
     ws = base / "ws"
     c = {k: canary(k) for k in ("IGNORED", "DENIED")}
-    write(ws / ".gitignore", "private/secret.txt\n")
-    write(ws / "private" / "secret.txt", f"{c['IGNORED']}\n")
-    write(ws / "private" / "denied.txt", f"{c['DENIED']}\n")
-    write(ws / "private" / "ok.txt", "fine\n")
+    write(ws, ".gitignore", "private/secret.txt\n")
+    write(ws, "private/secret.txt", f"{c['IGNORED']}\n")
+    write(ws, "private/denied.txt", f"{c['DENIED']}\n")
+    write(ws, "private/ok.txt", "fine\n")
     cli.config('[approval]\ndeny = ["private/denied.txt"]\n')
     project = Project(disk, ws, cli, c)
     inner = base / "WS" / "private"

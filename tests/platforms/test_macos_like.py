@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platforms.conftest import NO_OPENAT2, TIMEOUT, Cli, Result, canary, write
+from tests.conftest import write
+from tests.platforms.conftest import NO_OPENAT2, TIMEOUT, Cli, Result, canary
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="emulated on Linux")
 
@@ -90,16 +91,16 @@ class Project:
         self.ws = tmp / "ws"
         self.canaries = {k: canary(k) for k in ("ENV", "DENIED", "LOG", "HIDDEN", "OUTSIDE")}
         c = self.canaries
-        write(self.ws / "src" / "app.py", "def main():\n    return 42\n")
-        write(self.ws / "docs" / "guide.md", "# Guide\n\nreturn to the start\n")
-        write(self.ws / ".env", f"TOKEN={c['ENV']}\n")
-        write(self.ws / "secrets" / "token.txt", f"{c['DENIED']}\n")
-        write(self.ws / "app.log", f"{c['LOG']}\n")
-        write(self.ws / "sub" / "hidden.txt", f"{c['HIDDEN']}\n")
-        write(self.ws / "sub" / "shown.txt", "shown, return\n")
-        write(self.ws / ".gitignore", "*.log\n")
-        write(self.ws / ".lanternignore", "sub/hidden.txt\n")
-        write(tmp / "outside.txt", f"{c['OUTSIDE']}\n")
+        write(self.ws, "src/app.py", "def main():\n    return 42\n")
+        write(self.ws, "docs/guide.md", "# Guide\n\nreturn to the start\n")
+        write(self.ws, ".env", f"TOKEN={c['ENV']}\n")
+        write(self.ws, "secrets/token.txt", f"{c['DENIED']}\n")
+        write(self.ws, "app.log", f"{c['LOG']}\n")
+        write(self.ws, "sub/hidden.txt", f"{c['HIDDEN']}\n")
+        write(self.ws, "sub/shown.txt", "shown, return\n")
+        write(self.ws, ".gitignore", "*.log\n")
+        write(self.ws, ".lanternignore", "sub/hidden.txt\n")
+        write(tmp, "outside.txt", f"{c['OUTSIDE']}\n")
         (self.ws / "docs" / "out.txt").symlink_to(tmp / "outside.txt")
         cli.config('[approval]\ndeny = ["secrets/**"]\n')
         self.cli = cli

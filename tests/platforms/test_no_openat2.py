@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.platforms.conftest import NO_OPENAT2, TIMEOUT, Cli, canary, write
+from tests.conftest import write
+from tests.platforms.conftest import NO_OPENAT2, TIMEOUT, Cli, canary
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux")
 
@@ -50,8 +51,8 @@ PROBE = textwrap.dedent(
 
 
 def probe(tmp_path: Path, *, launcher: bool) -> list[dict[str, object]]:
-    script = write(tmp_path / "probe.py", PROBE)
-    target = write(tmp_path / "target.txt", "x\n")
+    script = write(tmp_path, "probe.py", PROBE)
+    target = write(tmp_path, "target.txt", "x\n")
     head = [sys.executable, str(NO_OPENAT2)] if launcher else []
     done = subprocess.run(
         [*head, sys.executable, str(script), str(target), "child"],
@@ -93,9 +94,9 @@ def test_lantern_reads_lists_and_searches_through_the_walk(cli: Cli, tmp_path: P
     """One pass through `lantern tool` under the launcher; the full suites run in tests/run.sh."""
     secret, outside = canary("ENV"), canary("OUTSIDE")
     ws = tmp_path / "ws"
-    write(ws / "src" / "app.py", "def main():\n    return 42\n")
-    write(ws / ".env", f"TOKEN={secret}\n")
-    write(tmp_path / "outside.txt", f"{outside}\n")
+    write(ws, "src/app.py", "def main():\n    return 42\n")
+    write(ws, ".env", f"TOKEN={secret}\n")
+    write(tmp_path, "outside.txt", f"{outside}\n")
     (ws / "src" / "link.txt").symlink_to(tmp_path / "outside.txt")
     wrap = [sys.executable, str(NO_OPENAT2)]
     read = cli.tool("read_file", {"path": "src/app.py"}, workspaces=[ws], wrap=wrap)

@@ -30,13 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from lantern.approvals.approver import Decision, Fixed
-from lantern.tools.base import ToolContext
-from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
 
-from tests.conftest import run
-from tests.platforms.conftest import REFUSED, Cli, Result, canary, write
+from tests.conftest import ctx_for, run, write
+from tests.platforms.conftest import REFUSED, Cli, Result, canary
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="these names cannot exist as plain files on Windows"
@@ -82,10 +78,10 @@ def build(ws: Path) -> dict[str, str]:
     """Write every alias (with its own canary) and the ordinary files; return the canaries."""
     canaries = {name: canary(f"ALIAS{i}") for i, name in enumerate(ALIASES)}
     for name, alias in ALIASES.items():
-        write(ws / alias.path, f"secret={canaries[name]}\n")
+        write(ws, alias.path, f"secret={canaries[name]}\n")
     for path, text in ORDINARY.items():
-        write(ws / path, text)
-    write(ws / ".gitignore", "*.log\n")
+        write(ws, path, text)
+    write(ws, ".gitignore", "*.log\n")
     return canaries
 
 
@@ -128,18 +124,10 @@ def test_through_the_cli_aliases_are_refused_and_ordinary_files_served(
         assert read.json["is_error"] is True and read.code in REFUSED, read.stdout
 
 
-@pytest.fixture
-def ctx(tmp_path: Path) -> tuple[ToolContext, dict[str, str]]:
-    """The same workspace in process: `Workspace` and `Policy` as `lantern tool` builds them."""
-    ws = tmp_path / "ws"
-    canaries = build(ws)
-    workspace = Workspace([ws], Policy(["secrets/**"]))
-    return ToolContext(workspace, Fixed(Decision.ALLOW_ONCE)), canaries
-
-
 @pytest.mark.parametrize("name", ALIASES)
-async def test_alias_is_refused(ctx: tuple[ToolContext, dict[str, str]], name: str) -> None:
-    tools, canaries = ctx
+async def test_alias_is_refused(ws: Path, name: str) -> None:
+    canaries = build(ws)
+    tools = ctx_for(ws, deny=["secrets/**"])  # the same workspace as `lantern tool` builds it
     alias = ALIASES[name]
     read = await run(tools, "read_file", {"path": alias.path})
     assert_no_canary(canaries, read.content)

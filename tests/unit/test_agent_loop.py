@@ -63,19 +63,14 @@ def proj(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ws(proj: Path) -> Workspace:
-    return Workspace([proj])
-
-
-@pytest.fixture
 def model() -> ScriptedModel:
     return ScriptedModel()
 
 
-def agent(model: ChatModel, ws: Workspace, approvals: Any = None, **limits: Any) -> Agent:
+def agent(model: ChatModel, proj: Path, approvals: Any = None, **limits: Any) -> Agent:
     return Agent(
         model=model,
-        workspace=ws,
+        workspace=Workspace([proj]),
         approvals=approvals or Fixed(Decision.ALLOW_ONCE),
         settings=settings_with(**limits),
     )
@@ -124,13 +119,13 @@ def compressed(events: list[Event]) -> list[str]:
 # --- events --------------------------------------------------------------------------------
 
 
-async def test_events_in_order(model: ScriptedModel, ws: Workspace) -> None:
+async def test_events_in_order(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(tool_calls=[read("r1", "src/util.py")], usage=(50, 4)),
         Say(content="greet is at src/util.py:1.", usage=(80, 6)),
     )
     events: list[Event] = []
-    result = await agent(model, ws).ask("Where is greet?", Conversation(), events.append)
+    result = await agent(model, proj).ask("Where is greet?", Conversation(), events.append)
     assert result.stop_reason == "done"
     assert compressed(events) == [
         "status:thinking",
@@ -154,7 +149,7 @@ async def test_events_in_order(model: ScriptedModel, ws: Workspace) -> None:
 
 
 async def test_awaiting_approval_event_before_the_result(
-    model: ScriptedModel, ws: Workspace, tmp_path: Path
+    model: ScriptedModel, proj: Path, tmp_path: Path
 ) -> None:
     class Gate:
         def __init__(self) -> None:
@@ -181,7 +176,7 @@ async def test_awaiting_approval_event_before_the_result(
         if event.get("status") == "awaiting_approval":
             waiting.set()
 
-    task = asyncio.create_task(agent(model, ws, approvals).ask("q", Conversation(), on_event))
+    task = asyncio.create_task(agent(model, proj, approvals).ask("q", Conversation(), on_event))
     await asyncio.wait_for(waiting.wait(), HANG_S)
     assert not task.done()
     prompt = next(e for e in events if e.get("status") == "awaiting_approval")
@@ -197,7 +192,7 @@ async def test_awaiting_approval_event_before_the_result(
     assert r1 == ["running", "awaiting_approval", "running", "done"]
 
 
-async def test_tool_failures_never_raise(model: ScriptedModel, ws: Workspace) -> None:
+async def test_tool_failures_never_raise(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(
             tool_calls=[
@@ -210,7 +205,7 @@ async def test_tool_failures_never_raise(model: ScriptedModel, ws: Workspace) ->
         ),
         Say(content="Nothing readable."),
     )
-    result = await agent(model, ws).ask("q", Conversation())
+    result = await agent(model, proj).ask("q", Conversation())
     assert result.stop_reason == "done"
     codes = [c.code for c in result.tool_calls]
     assert codes[:3] == ["sensitive_path", "not_found", "is_directory"]
@@ -219,7 +214,7 @@ async def test_tool_failures_never_raise(model: ScriptedModel, ws: Workspace) ->
     assert len(model.sent) == 2 and CANARY not in everything_sent(model)
 
 
-async def test_calls_of_one_reply_run_concurrently(model: ScriptedModel, ws: Workspace) -> None:
+async def test_calls_of_one_reply_run_concurrently(model: ScriptedModel, proj: Path) -> None:
     """Every read waits at the gate until all of them got there: only concurrency passes."""
     paths = ["src/util.py", "src/app.py", "README.md"]
 
@@ -239,19 +234,19 @@ async def test_calls_of_one_reply_run_concurrently(model: ScriptedModel, ws: Wor
 
     gate = Barrier()
     model.add(Say(tool_calls=[read(f"c{i}", p) for i, p in enumerate(paths)]), Say(content="ok"))
-    result = await agent(model, ws, gate).ask("q", Conversation())
+    result = await agent(model, proj, gate).ask("q", Conversation())
     assert sorted(gate.waiting) == sorted(paths)
     assert [c.status for c in result.tool_calls] == ["done"] * 3
     tools = [m for m in model.messages(1) if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tools] == ["c0", "c1", "c2"]  # in call order
 
 
-async def test_identical_calls_in_one_reply_run_once(model: ScriptedModel, ws: Workspace) -> None:
+async def test_identical_calls_in_one_reply_run_once(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(tool_calls=[read("r1", "src/util.py"), read("r2", "src/util.py")]),
         Say(content="ok"),
     )
-    await agent(model, ws).ask("q", Conversation())
+    await agent(model, proj).ask("q", Conversation())
     tools = [m for m in model.messages(1) if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tools] == ["r1", "r2"]
     assert "def greet" in tools[0]["content"]
@@ -273,7 +268,7 @@ def established(port: int) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/net/tcp")
 async def test_cancellation_ends_a_stalled_question_and_closes_the_stream(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace
+    fake: FakeOpenAI, http_model: ModelClient, proj: Path
 ) -> None:
     """A cancelled question hangs up on the endpoint, so it stops generating (and billing)."""
     fake.add_turns([Turn(content="partial words " * 50, fault="stall")])
@@ -287,7 +282,7 @@ async def test_cancellation_ends_a_stalled_question_and_closes_the_stream(
                 streaming.set()
 
     conv = Conversation()
-    task = asyncio.create_task(agent(http_model, ws).ask("q", conv, on_event))
+    task = asyncio.create_task(agent(http_model, proj).ask("q", conv, on_event))
     await asyncio.wait_for(streaming.wait(), HANG_S)
     assert established(fake.port) > 0  # the stalled stream is open
     task.cancel()
@@ -303,9 +298,7 @@ async def test_cancellation_ends_a_stalled_question_and_closes_the_stream(
             await asyncio.sleep(0.02)
 
 
-async def test_cancellation_during_tools(
-    model: ScriptedModel, ws: Workspace, tmp_path: Path
-) -> None:
+async def test_cancellation_during_tools(model: ScriptedModel, proj: Path, tmp_path: Path) -> None:
     class Never:
         async def ask(self, request: ApprovalRequest) -> Decision:
             await asyncio.Event().wait()
@@ -319,7 +312,7 @@ async def test_cancellation_during_tools(
             asking.set()
 
     approvals = Remembering(Never(), grants=WorkspaceGrants(tmp_path / "grants.json"))
-    task = asyncio.create_task(agent(model, ws, approvals).ask("q", Conversation(), on_event))
+    task = asyncio.create_task(agent(model, proj, approvals).ask("q", Conversation(), on_event))
     await asyncio.wait_for(asking.wait(), HANG_S)
     task.cancel()
     result = await asyncio.wait_for(task, HANG_S)  # the approval never comes: only the cancel
@@ -328,32 +321,32 @@ async def test_cancellation_during_tools(
     assert len(model.sent) == 1
 
 
-async def test_question_timeout(model: ScriptedModel, ws: Workspace) -> None:
+async def test_question_timeout(model: ScriptedModel, proj: Path) -> None:
     # At least 5 s of streaming (load only makes the sleeps longer); the first chunk comes
     # at once, so the 2 s limit falls in the middle.
     model.add(Say(content="slow " * 100, chunks=100, chunk_delay=0.05))
-    result = await agent(model, ws, question_timeout_seconds=2.0).ask("q", Conversation())
+    result = await agent(model, proj, question_timeout_seconds=2.0).ask("q", Conversation())
     assert result.stop_reason == "timeout"
     assert result.answer.startswith("slow")
     assert len(result.answer) < len(("slow " * 100).strip())  # cut by the timeout, not ended
 
 
-async def test_max_steps_one(model: ScriptedModel, ws: Workspace) -> None:
+async def test_max_steps_one(model: ScriptedModel, proj: Path) -> None:
     model.add(Say(content="Looking.", tool_calls=[read("r1", "src/util.py")]))
-    result = await agent(model, ws, max_steps=1).ask("q", Conversation())
+    result = await agent(model, proj, max_steps=1).ask("q", Conversation())
     assert result.stop_reason == "max_steps"
     assert result.answer == "Looking."
     assert len(model.sent) == 1
 
 
-async def test_model_error_keeps_the_partial_answer(model: ScriptedModel, ws: Workspace) -> None:
+async def test_model_error_keeps_the_partial_answer(model: ScriptedModel, proj: Path) -> None:
     refused = "the endpoint refused the API key (401): check LANTERN_API_KEY"
     model.add(
         Say(content="I will read util.", tool_calls=[read("r1", "src/util.py")]),
         ModelError("auth", refused),
     )
     events: list[Event] = []
-    result = await agent(model, ws).ask("q", Conversation(), events.append)
+    result = await agent(model, proj).ask("q", Conversation(), events.append)
     assert result.stop_reason == "error"
     assert result.error_kind == "auth" and result.error == refused
     assert events[-1]["status"] == "error" and events[-1]["message"] == refused
@@ -365,14 +358,14 @@ async def test_model_error_keeps_the_partial_answer(model: ScriptedModel, ws: Wo
 # --- conversations -------------------------------------------------------------------------
 
 
-async def test_follow_up_reuses_history(model: ScriptedModel, ws: Workspace) -> None:
+async def test_follow_up_reuses_history(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(tool_calls=[read("r1", "src/util.py")]),
         Say(content="greet is at src/util.py:1."),
         Say(content="It returns a greeting, src/util.py:2."),
     )
     conv = Conversation()
-    bot = agent(model, ws)
+    bot = agent(model, proj)
     first = await bot.ask("Where is greet?", conv)
     second = await bot.ask("What does it return?", conv)
     assert first.conversation_id == second.conversation_id == conv.id
@@ -386,7 +379,7 @@ async def test_follow_up_reuses_history(model: ScriptedModel, ws: Workspace) -> 
 
 
 async def test_old_tool_outputs_are_shortened_when_summarizing_fails(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     def turn(n: int, size: int) -> list[dict[str, Any]]:
         return [
@@ -408,12 +401,14 @@ async def test_old_tool_outputs_are_shortened_when_summarizing_fails(
 
     conv = Conversation(messages=[*turn(1, 4000), *turn(2, 4000)])
     conv.answered = {"k1": "old1", "k2": "old2"}
-    fixed = Meter.raw([{"role": "system", "content": system_prompt(ws)}], tool_specs())
+    fixed = Meter.raw(
+        [{"role": "system", "content": system_prompt(Workspace([proj]))}], tool_specs()
+    )
     need = message_tokens(conv.messages) + fixed - 500  # over by ~500 tokens
     window = next(w for w in range(need, 2 * need) if w - reply_reserve(w, None) >= need)
     # Summarizing the earlier turns fails: the old way, shortening, takes over.
     model.add(ModelError("server", "no summary today"), Say(content="fine"))
-    result = await agent(model, ws, max_context_tokens=window).ask("question 3", conv)
+    result = await agent(model, proj, max_context_tokens=window).ask("question 3", conv)
     assert result.stop_reason == "done"
 
     sent = model.messages(1)
@@ -484,10 +479,10 @@ def test_conversation_file_round_trip(tmp_path: Path) -> None:
 
 
 async def test_system_prompt_as_the_model_gets_it(
-    model: ScriptedModel, ws: Workspace, tmp_path: Path
+    model: ScriptedModel, proj: Path, tmp_path: Path
 ) -> None:
     model.add(Say(content="ok"))
-    await agent(model, ws).ask("q", Conversation())
+    await agent(model, proj).ask("q", Conversation())
     first = model.messages(0)[0]
     assert first["role"] == "system"
     text = first["content"]
@@ -526,7 +521,7 @@ def test_system_prompt_caps_the_listing(tmp_path: Path) -> None:
 
 
 async def test_provider_fields_go_back_verbatim_also_after_a_file_round_trip(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace, tmp_path: Path
+    fake: FakeOpenAI, http_model: ModelClient, proj: Path, tmp_path: Path
 ) -> None:
     """DeepSeek's reasoning_content and Gemini's thought signature must come back unchanged."""
     signature = {"google": {"thought_signature": "c2lnbmF0dXJl/+=="}}
@@ -560,7 +555,7 @@ async def test_provider_fields_go_back_verbatim_also_after_a_file_round_trip(
     )
     events: list[Event] = []
     conv = Conversation()
-    first = await agent(http_model, ws).ask("Where is greet?", conv, events.append)
+    first = await agent(http_model, proj).ask("Where is greet?", conv, events.append)
     assert first.answer == "greet is at src/util.py:1."
     assert [e["text"] for e in events if e["kind"] == "reasoning"] == ["Util ", "has greet."]
     assert "greet." not in "".join(e["text"] for e in events if e["kind"] == "answerDelta")
@@ -581,16 +576,16 @@ async def test_provider_fields_go_back_verbatim_also_after_a_file_round_trip(
 
     path = tmp_path / "conv.json"
     conv.save(path)
-    await agent(http_model, ws).ask("What does it return?", Conversation.load(path))
+    await agent(http_model, proj).ask("What does it return?", Conversation.load(path))
     assert fake.chat_requests()[2]["messages"][2] == sent_back
 
 
 async def test_usage_marked_estimated_only_when_estimated(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace
+    fake: FakeOpenAI, http_model: ModelClient, proj: Path
 ) -> None:
     fake.add_turns([Turn(raw=sse({"role": "assistant", "content": "Hello there."}))])
     events: list[Event] = []
-    result = await agent(http_model, ws).ask("q", Conversation(), events.append)
+    result = await agent(http_model, proj).ask("q", Conversation(), events.append)
     usage = result.to_dict()["usage"]
     assert usage["estimated"] is True and usage["promptTokens"] > 0
     assert [e.get("estimated") for e in events if e["kind"] == "usage"] == [True]
@@ -607,11 +602,11 @@ def assert_order_every_provider_accepts(messages: list[dict[str, Any]]) -> None:
 
 
 async def test_last_step_note_goes_inside_the_last_tool_message(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     model.add(Say(tool_calls=[read("r1", "src/util.py")]), Say(content="At src/util.py:1."))
     conv = Conversation()
-    result = await agent(model, ws, max_steps=2).ask("q", conv)
+    result = await agent(model, proj, max_steps=2).ask("q", conv)
     assert result.stop_reason == "max_steps" and result.answer == "At src/util.py:1."
     assert model.sent[0].tools and model.sent[0].tool_choice is None
     last = model.sent[1]
@@ -627,26 +622,26 @@ async def test_last_step_note_goes_inside_the_last_tool_message(
 
 
 async def test_calls_a_server_returns_anyway_at_the_last_step_are_not_run(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     # Ollama ignores tool_choice: at the last step it may still call a tool.
     model.add(
         Say(tool_calls=[read("r1", "src/util.py")]),
         Say(content="At src/util.py:1.", tool_calls=[read("r2", "src/app.py")]),
     )
-    result = await agent(model, ws, max_steps=2).ask("q", Conversation())
+    result = await agent(model, proj, max_steps=2).ask("q", Conversation())
     assert result.stop_reason == "max_steps" and result.answer == "At src/util.py:1."
     assert [c.id for c in result.tool_calls] == ["r1"]
 
 
 async def test_budget_note_goes_inside_the_last_tool_message(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     model.add(
         Say(tool_calls=[read("r1", "src/util.py"), read("r2", "src/app.py")]),
         Say(content="Partly: src/util.py:1."),
     )
-    result = await agent(model, ws, max_tool_output_bytes=60).ask("q", Conversation())
+    result = await agent(model, proj, max_tool_output_bytes=60).ask("q", Conversation())
     assert result.stop_reason == "budget"
     assert model.sent[1].tools and model.sent[1].tool_choice == "none"
     messages = model.messages(1)
@@ -655,14 +650,14 @@ async def test_budget_note_goes_inside_the_last_tool_message(
     assert "tool output budget for this question is used up" in messages[-1]["content"]
 
 
-async def test_empty_reply_nudge_follows_the_same_rule(model: ScriptedModel, ws: Workspace) -> None:
+async def test_empty_reply_nudge_follows_the_same_rule(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(content=""),
         Say(tool_calls=[read("r1", "src/util.py")]),
         Say(content=""),
         Say(content="At src/util.py:1."),
     )
-    result = await agent(model, ws).ask("Where is greet?", Conversation())
+    result = await agent(model, proj).ask("Where is greet?", Conversation())
     assert result.stop_reason == "done"
     requests = [sent.messages for sent in model.sent]
     after_question = requests[1]
@@ -676,7 +671,7 @@ async def test_empty_reply_nudge_follows_the_same_rule(model: ScriptedModel, ws:
 
 
 async def test_a_turn_that_stopped_early_is_closed_for_the_follow_up(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     model.add(
         Say(tool_calls=[read("r1", "src/util.py")]),
@@ -684,7 +679,7 @@ async def test_a_turn_that_stopped_early_is_closed_for_the_follow_up(
         Say(content="Try again later."),
     )
     conv = Conversation()
-    bot = agent(model, ws)
+    bot = agent(model, proj)
     first = await bot.ask("Where is greet?", conv)
     assert first.stop_reason == "error" and first.answer == ""
     await bot.ask("And now?", conv)
@@ -711,7 +706,7 @@ class Recorder:
 
 
 async def test_calls_written_as_text_switch_to_the_text_protocol(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace, tmp_path: Path
+    fake: FakeOpenAI, http_model: ModelClient, proj: Path, tmp_path: Path
 ) -> None:
     """Qwen/Hermes markup the server did not parse: run it like a native call, never show it."""
     fake.add_turns(
@@ -726,7 +721,7 @@ async def test_calls_written_as_text_switch_to_the_text_protocol(
     )
     gate = Recorder()
     audit = AuditLog(tmp_path / "audit.jsonl")
-    bot = Agent(model=http_model, workspace=ws, approvals=gate, audit=audit)
+    bot = Agent(model=http_model, workspace=Workspace([proj]), approvals=gate, audit=audit)
     events: list[Event] = []
     conv = Conversation()
     result = await bot.ask("Where is greet?", conv, events.append)
@@ -760,7 +755,7 @@ async def test_calls_written_as_text_switch_to_the_text_protocol(
 
 
 async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
-    model: ScriptedModel, ws: Workspace, tmp_path: Path
+    model: ScriptedModel, proj: Path, tmp_path: Path
 ) -> None:
     no_tools = "registry.ollama.ai/library/gemma does not support tools"
     model.add(
@@ -771,7 +766,7 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
     )
     events: list[Event] = []
     conv = Conversation()
-    result = await agent(model, ws).ask("Where is greet?", conv, events.append)
+    result = await agent(model, proj).ask("Where is greet?", conv, events.append)
     assert result.stop_reason == "done" and result.answer == "greet is at src/util.py:1."
     assert [c.status for c in result.tool_calls] == ["done"]
     requests = model.sent
@@ -783,7 +778,7 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
     path = tmp_path / "conv.json"
     conv.save(path)
     events.clear()
-    again = await agent(model, ws).ask(
+    again = await agent(model, proj).ask(
         "What does it return?", Conversation.load(path), events.append
     )
     assert again.stop_reason == "done"
@@ -792,12 +787,12 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
     assert not any(e.get("status") == "protocol" for e in events)  # said once
 
 
-async def test_native_mode_never_switches(model: ScriptedModel, ws: Workspace) -> None:
+async def test_native_mode_never_switches(model: ScriptedModel, proj: Path) -> None:
     model.add(
         ModelError("tools_unsupported", "registry.ollama.ai/library/gemma does not support tools"),
         Say(content="Looking.\n" + tool_call_markup("read_file", path="src/util.py")),
     )
-    bot = agent(model, ws, tool_protocol="native")
+    bot = agent(model, proj, tool_protocol="native")
     result = await bot.ask("q", Conversation())
     assert result.stop_reason == "error" and result.error_kind == "tools_unsupported"
     assert result.error and "does not support tools" in result.error
@@ -809,13 +804,13 @@ async def test_native_mode_never_switches(model: ScriptedModel, ws: Workspace) -
     assert model.sent[1].tools  # still offered natively
 
 
-async def test_text_mode_from_the_start(model: ScriptedModel, ws: Workspace) -> None:
+async def test_text_mode_from_the_start(model: ScriptedModel, proj: Path) -> None:
     model.add(
         Say(content="[TOOL_CALLS]read_file[ARGS]" + json.dumps({"path": "src/util.py"})),
         Say(content="At src/util.py:1."),
     )
     events: list[Event] = []
-    result = await agent(model, ws, tool_protocol="text").ask("q", Conversation(), events.append)
+    result = await agent(model, proj, tool_protocol="text").ask("q", Conversation(), events.append)
     assert result.stop_reason == "done" and [c.status for c in result.tool_calls] == ["done"]
     first = model.sent[0]
     assert first.tools is None and "## Calling tools" in first.messages[0]["content"]
@@ -823,11 +818,11 @@ async def test_text_mode_from_the_start(model: ScriptedModel, ws: Workspace) -> 
 
 
 async def test_unreadable_calls_get_one_correction_then_a_clear_error(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     broken = 'Reading now. <tool_call>{"name": "read_file", "arguments": {"path": </tool_call>'
     model.add(Say(content=broken), Say(content=broken))
-    result = await agent(model, ws, tool_protocol="text").ask("q", Conversation())
+    result = await agent(model, proj, tool_protocol="text").ask("q", Conversation())
     assert result.stop_reason == "error" and result.error and "could not be read" in result.error
     assert "<tool_call>" not in result.answer and result.answer.startswith("Reading now.")
     correction = model.messages(1)
@@ -836,13 +831,13 @@ async def test_unreadable_calls_get_one_correction_then_a_clear_error(
 
 
 async def test_calls_at_the_last_step_are_not_run_nor_shown(
-    model: ScriptedModel, ws: Workspace
+    model: ScriptedModel, proj: Path
 ) -> None:
     model.add(
         Say(content=tool_call_markup("read_file", path="src/util.py")),
         Say(content="From what I read: src/util.py:1.\n" + tool_call_markup("search", pattern="x")),
     )
-    result = await agent(model, ws, max_steps=2, tool_protocol="text").ask("q", Conversation())
+    result = await agent(model, proj, max_steps=2, tool_protocol="text").ask("q", Conversation())
     assert result.stop_reason == "max_steps"
     assert result.answer == "From what I read: src/util.py:1."
     assert [c.name for c in result.tool_calls] == ["read_file"]

@@ -8,14 +8,16 @@ import asyncio
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from lantern.approvals.approver import ApprovalRequest, Decision, Remembering, WorkspaceGrants
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import ctx_for, write
 from tests.hang import HANG_S
 from tests.prompts import Recorder
 
@@ -27,21 +29,40 @@ def gate(prompt: object, tmp: Path) -> Remembering:
 
 
 async def tool(name: str, args: dict[str, object], ws: Workspace, gate: Remembering) -> ToolResult:
-    return await run_tool(name, args, ToolContext(ws, gate, conversation_id="c1"))
+    return await run_tool(name, args, ctx_for(ws, gate))
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    (ws / "src" / "sub").mkdir(parents=True)
-    (ws / "notes.txt").write_text("old notes\n", "utf-8")
-    (ws / "src" / "sub" / "a.py").write_text("a = 1\n", "utf-8")
+def root(ws: Path) -> Path:
+    """`ws` with a note and a module two folders down."""
+    write(ws, "notes.txt", "old notes\n")
+    write(ws, "src/sub/a.py", "a = 1\n")
     return ws
+
+
+# File systems that give a new file the inode number just freed, at once.
+HANDS_INODES_BACK = {"ext2", "ext3", "ext4"}
+
+
+def file_system_of(path: Path) -> str:
+    """The type of the file system that holds `path`, as /proc/self/mountinfo names it
+    (matched by device number); "unknown" where there is no such file or no match."""
+    dev = path.stat().st_dev
+    wanted = f"{os.major(dev)}:{os.minor(dev)}"
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text("utf-8").splitlines()
+    except OSError:
+        return "unknown"
+    for line in mounts:
+        fields = line.split()
+        if fields[2] == wanted:
+            return fields[fields.index("-") + 1]
+    return "unknown"
 
 
 def recreate_reusing_inode(path: Path, text: str) -> bool:
     """Delete `path` and create it again with `text`; True when the new file got the old
-    inode number back (ext4 and tmpfs usually hand it straight back)."""
+    inode number back (the file systems in HANDS_INODES_BACK do)."""
     old = path.stat().st_ino
     for _ in range(50):
         path.unlink()
@@ -70,13 +91,24 @@ async def test_deleted_and_recreated_file_is_asked_again(root: Path, tmp_path: P
     assert result.code == "denied_by_user" and CANARY[:9] not in result.content
 
 
-def test_the_premise_inode_numbers_are_reused_here(tmp_path: Path) -> None:
-    """Why the test above matters: on this file system a new file can get the old inode
-    number, so (device, inode) alone would call it the same file."""
+def test_on_ext_file_systems_a_new_file_gets_the_old_inode_number(tmp_path: Path) -> None:
+    """Why the test above matters: where CI runs (ext4) the recreated file has the old
+    file's device, inode number and size, so (device, inode) alone would call it the same
+    file. Should that stop being so, the test above no longer tests that case: this fails.
+    On other file systems (tmpfs hands out fresh numbers) it is skipped, naming which."""
+    kind = file_system_of(tmp_path)
+    if kind not in HANDS_INODES_BACK:
+        pytest.skip(f"the temporary folder is on {kind}, which need not reuse inode numbers")
     path = tmp_path / "f.txt"
     path.write_text("x", "utf-8")
-    if not recreate_reusing_inode(path, "y"):
-        pytest.skip("this file system does not reuse inode numbers at once")
+    assert recreate_reusing_inode(path, "y"), f"{kind} did not hand the inode number back"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/mountinfo is Linux's")
+def test_the_file_system_is_read_from_the_mount_table() -> None:
+    """The skip above is decided by `file_system_of`: it must name what the kernel says,
+    never fall back to "unknown" (which would skip the premise everywhere)."""
+    assert file_system_of(Path("/proc")) == "proc"
 
 
 async def test_file_changed_in_place_is_asked_again(root: Path, tmp_path: Path) -> None:
@@ -235,13 +267,11 @@ async def test_a_pending_prompt_does_not_block_another_conversation(
     remembering = gate(prompt, tmp_path)
     ws = Workspace([root])
     slow = asyncio.ensure_future(
-        run_tool(
-            "read_file", {"path": "notes.txt"}, ToolContext(ws, remembering, conversation_id="slow")
-        )
+        run_tool("read_file", {"path": "notes.txt"}, ctx_for(ws, remembering, conversation="slow"))
     )
     await asyncio.wait_for(prompt.opened.wait(), HANG_S)
     other = run_tool(
-        "read_file", {"path": "notes.txt"}, ToolContext(ws, remembering, conversation_id="fast")
+        "read_file", {"path": "notes.txt"}, ctx_for(ws, remembering, conversation="fast")
     )
     result = await asyncio.wait_for(other, HANG_S)  # answered while `slow` still waits
     assert not result.is_error and not slow.done()

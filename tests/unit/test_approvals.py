@@ -20,8 +20,8 @@ from lantern.approvals.approver import (
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
 from lantern.workspace.jail import Identity
-from lantern.workspace.roots import Workspace
 
+from tests.conftest import ctx_for, write
 from tests.prompts import Recorder
 
 FILE_ID = Identity(1, 100)
@@ -318,18 +318,12 @@ def test_message_keeps_a_hostile_name_on_one_line() -> None:
 # --- through the real tools -----------------------------------------------------------------
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text("print('hi')\n" * 3, "utf-8")
-    (root / "src" / "util.py").write_text("x = 1\n", "utf-8")
-    (root / "README.md").write_text("# readme\n", "utf-8")
-    return root
-
-
-def ctx_for(ws: Path, approvals: object, conversation: str = "c1") -> ToolContext:
-    return ToolContext(Workspace([ws]), approvals, conversation_id=conversation)  # type: ignore[arg-type]
+@pytest.fixture(autouse=True)
+def sources(ws: Path) -> None:
+    """What the tests through the real tools find in `ws`: two modules and a README."""
+    write(ws, "src/app.py", "print('hi')\n" * 3)
+    write(ws, "src/util.py", "x = 1\n")
+    write(ws, "README.md", "# readme\n")
 
 
 async def test_denied_read_is_denied_by_user(ws: Path) -> None:
@@ -405,7 +399,7 @@ async def test_conversation_grant_through_tools_bound_to_identity(
     assert inner.asked == 2
 
     # Another conversation is asked about the same file.
-    await run_tool("read_file", {"path": "src/app.py"}, ctx_for(ws, remembering, "c2"))
+    await run_tool("read_file", {"path": "src/app.py"}, ctx_for(ws, remembering, conversation="c2"))
     assert inner.asked == 3
 
 
@@ -481,7 +475,7 @@ async def test_each_call_tells_its_own_observer(ws: Path, grants: WorkspaceGrant
     watchers = {path: Watcher() for path in ("src/app.py", "src/util.py", "README.md")}
 
     def call(path: str) -> ToolContext:
-        return ToolContext(Workspace([ws]), remembering, "c1", observer=watchers[path])
+        return ctx_for(ws, remembering, observer=watchers[path])
 
     results: list[ToolResult] = await asyncio.gather(
         *(run_tool("read_file", {"path": p}, call(p)) for p in watchers)

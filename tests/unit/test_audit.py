@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from lantern.approvals.approver import (
-    ApprovalRequest,
     Approver,
     Decision,
     Fixed,
@@ -18,25 +17,20 @@ from lantern.approvals.approver import (
     WorkspaceGrants,
 )
 from lantern.audit import AuditLog
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
-from lantern.workspace.roots import Workspace
+
+from tests.conftest import ctx_for, write
+from tests.prompts import Recorder
 
 CANARY = "audit-canary-" + "5be1d0"
 
 
-class AlwaysAllow:
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        return Decision.ALLOW_ONCE
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(f"label = '{CANARY}'\nprint(1)\n", "utf-8")
-    (root / ".env").write_text(f"TOKEN={CANARY}\n", "utf-8")
-    return root
+@pytest.fixture(autouse=True)
+def app_and_env(ws: Path) -> None:
+    """What every test here finds in `ws`: a source file and a `.env`, both with the canary."""
+    write(ws, "src/app.py", f"label = '{CANARY}'\nprint(1)\n")
+    write(ws, ".env", f"TOKEN={CANARY}\n")
 
 
 @pytest.fixture
@@ -49,10 +43,6 @@ def records(audit: AuditLog) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def ctx_for(ws: Path, approvals: Approver, conversation: str = "conv-1") -> ToolContext:
-    return ToolContext(Workspace([ws]), approvals, conversation_id=conversation)
-
-
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -60,7 +50,7 @@ def sha(text: str) -> str:
 async def test_one_line_per_call_with_every_field(
     ws: Path, audit: AuditLog, tmp_path: Path
 ) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws, conversation="conv-1")
     result = await run_tool("read_file", {"path": "src/app.py"}, ctx, audit)
     assert CANARY in result.content  # the model saw it; the log must not
     (record,) = records(audit)
@@ -79,7 +69,7 @@ async def test_one_line_per_call_with_every_field(
 
 async def test_decisions(ws: Path, audit: AuditLog, tmp_path: Path) -> None:
     grants = WorkspaceGrants(tmp_path / "approvals.json")
-    asking = Remembering(AlwaysAllow(), grants=grants)
+    asking = Remembering(Recorder(), grants=grants)
     calls: list[tuple[Approver, str, dict[str, Any]]] = [
         (Fixed(Decision.ALLOW_ONCE), "list_files", {}),
         (asking, "read_file", {"path": "src/app.py"}),
@@ -89,7 +79,7 @@ async def test_decisions(ws: Path, audit: AuditLog, tmp_path: Path) -> None:
         (Fixed(Decision.ALLOW_ONCE), "read_file", {"path": ".env"}),
         (Fixed(Decision.ALLOW_ONCE), "search", {"pattern": "x", "path": ".env"}),
         (Fixed(Decision.ALLOW_ONCE), "read_file", {"path": "missing.py"}),
-        (Remembering(AlwaysAllow(), grants=grants, mode="workspace"), "list_files", {}),
+        (Remembering(Recorder(), grants=grants, mode="workspace"), "list_files", {}),
     ]
     results: list[ToolResult] = []
     for approvals, tool, args in calls:
@@ -114,7 +104,7 @@ async def test_decisions(ws: Path, audit: AuditLog, tmp_path: Path) -> None:
 async def test_bad_calls_are_logged_without_unsafe_paths(
     ws: Path, audit: AuditLog, tmp_path: Path
 ) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws)
     outside = str(tmp_path / "elsewhere" / "x.txt")
     await run_tool("read_file", {"path": outside}, ctx, audit)
     await run_tool("read_file", {"path": "../ws/src/app.py"}, ctx, audit)
@@ -137,7 +127,7 @@ async def test_bad_calls_are_logged_without_unsafe_paths(
 async def test_log_never_holds_contents_or_absolute_paths(
     ws: Path, audit: AuditLog, tmp_path: Path
 ) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws)
     for tool, args in [
         ("read_file", {"path": "src/app.py"}),
         ("search", {"pattern": "label"}),
@@ -157,7 +147,7 @@ async def test_log_never_holds_contents_or_absolute_paths(
 
 
 async def test_concurrent_calls_each_write_a_whole_line(ws: Path, audit: AuditLog) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws)
     await asyncio.gather(
         *(run_tool("read_file", {"path": "src/app.py"}, ctx, audit) for _ in range(20))
     )
@@ -202,7 +192,7 @@ def raw_lines(audit: AuditLog) -> list[str]:
 async def test_lone_surrogates_from_the_model_never_crash_a_write(
     ws: Path, audit: AuditLog
 ) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE), conversation="conv-\ud800")
+    ctx = ctx_for(ws, conversation="conv-\ud800")
     unknown = await run_tool("\ud800", {"\ud800": "\udfff"}, ctx, audit)
     assert unknown.code == "unknown_tool"
     unknown.content.encode("utf-8")  # the message the model gets back encodes too
@@ -231,7 +221,7 @@ async def test_lone_surrogates_from_the_model_never_crash_a_write(
 
 
 async def test_model_chosen_strings_are_capped(ws: Path, audit: AuditLog) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws)
     await run_tool("t" * 60_000, {}, ctx, audit)
     file_text = "return total / count; " * 150  # a file's text passed as a path
     result = await run_tool("read_file", {"path": file_text}, ctx, audit)
@@ -244,7 +234,7 @@ async def test_model_chosen_strings_are_capped(ws: Path, audit: AuditLog) -> Non
 
 
 async def test_controls_in_model_chosen_strings_are_escaped(ws: Path, audit: AuditLog) -> None:
-    ctx = ctx_for(ws, Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(ws)
     name = 'x\n{"kind":"tool","tool":"read_file"}\r\u2028\x85\x1b[2J'
     await run_tool(name, {}, ctx, audit)
     (line,) = raw_lines(audit)

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from lantern.approvals.approver import Decision, Fixed, Remembering, WorkspaceGrants
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.approvals.approver import Decision, Remembering, WorkspaceGrants
+from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
-from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
 
+from tests.conftest import call, ctx_for, write
 from tests.prompts import Recorder
 
 CANARY_FN = "lantern_canary_" + "7f3a9c"
@@ -30,25 +28,17 @@ DENY = ["config/prod*"]
 CODE_TOOLS = ("outline", "find_symbol", "find_references")
 
 
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-    return path
-
-
 def canary_source() -> str:
     return f"def {CANARY_FN}(x='{PAYLOAD}'):\n    return {CANARY_FN}\n"
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    """A workspace with one visible module and the canary defined in every kind of file
-    the read path refuses."""
-    root = tmp_path / "ws"
-    write(root, "src/app.py", "def visible_fn():\n    return 1\n")
-    write(root, ".gitignore", "build/\n")
-    write(root, ".lanternignore", "private.py\n")
+@pytest.fixture(autouse=True)
+def canaries(ws: Path, tmp_path: Path) -> None:
+    """What every test here finds in `ws`: one visible module and the canary defined in
+    every kind of file the read path refuses."""
+    write(ws, "src/app.py", "def visible_fn():\n    return 1\n")
+    write(ws, ".gitignore", "build/\n")
+    write(ws, ".lanternignore", "private.py\n")
     for rel in (
         ".env.py",  # a sensitive name (`.env.*`)
         ".ssh/helper.py",  # inside a sensitive folder
@@ -56,25 +46,15 @@ def ws(tmp_path: Path) -> Path:
         "private.py",  # .lanternignore'd
         "config/prod_settings.py",  # approval.deny
     ):
-        write(root, rel, canary_source())
+        write(ws, rel, canary_source())
     outside = write(tmp_path / "outside", "out.py", canary_source())
-    os.symlink(outside, root / "linked.py")  # a link to a file outside
-    os.symlink(outside.parent, root / "linkdir")  # a link to a folder outside
-    big = write(root, "big.py", canary_source())  # over the read cap
+    os.symlink(outside, ws / "linked.py")  # a link to a file outside
+    os.symlink(outside.parent, ws / "linkdir")  # a link to a folder outside
+    big = write(ws, "big.py", canary_source())  # over the read cap
     with big.open("a", encoding="utf-8") as f:
         f.write("# padding\n" * (900 * 1024))
-    hard = write(root, "hard.py", canary_source())  # a file with two links
+    hard = write(ws, "hard.py", canary_source())  # a file with two links
     os.link(hard, tmp_path / "hard_twin.py")
-    return root
-
-
-def ctx_for(root: Path, approvals: Any = None, conversation: str = "c1") -> ToolContext:
-    gate = approvals or Fixed(Decision.ALLOW_ONCE)
-    return ToolContext(Workspace([root], Policy(DENY)), gate, conversation_id=conversation)
-
-
-async def call(ctx: ToolContext, tool: str, **args: Any) -> ToolResult:
-    return await run_tool(tool, args, ctx)
 
 
 def clean(result: ToolResult, seen_in: tuple[str, ...] = ("src/app.py",)) -> None:
@@ -88,7 +68,7 @@ def clean(result: ToolResult, seen_in: tuple[str, ...] = ("src/app.py",)) -> Non
 
 
 async def test_a_folder_outline_lists_only_what_the_read_path_allows(ws: Path) -> None:
-    result = await call(ctx_for(ws), "outline", path=".")
+    result = await call(ctx_for(ws, deny=DENY), "outline", path=".")
     assert not result.is_error, result.content
     assert "src/app.py:1-2 function visible_fn  def visible_fn():" in result.content
     clean(result)
@@ -97,9 +77,9 @@ async def test_a_folder_outline_lists_only_what_the_read_path_allows(ws: Path) -
 @pytest.mark.parametrize("tool", ["find_symbol", "find_references"])
 async def test_lookups_never_find_a_name_in_a_refused_file(ws: Path, tool: str) -> None:
     for where in (".", "linkdir", "build", ".ssh"):
-        result = await call(ctx_for(ws), tool, name=CANARY_FN, path=where)
+        result = await call(ctx_for(ws, deny=DENY), tool, name=CANARY_FN, path=where)
         clean(result)
-    found = await call(ctx_for(ws), tool, name=CANARY_FN)
+    found = await call(ctx_for(ws, deny=DENY), tool, name=CANARY_FN)
     assert not found.is_error and found.content.startswith("[no ")
     assert not found.seen
 
@@ -121,14 +101,14 @@ async def test_lookups_never_find_a_name_in_a_refused_file(ws: Path, tool: str) 
 async def test_each_tool_refuses_a_refused_file_by_name(ws: Path, rel: str, code: str) -> None:
     for tool in CODE_TOOLS:
         args = {"path": rel} if tool == "outline" else {"name": CANARY_FN, "path": rel}
-        result = await call(ctx_for(ws), tool, **args)
+        result = await call(ctx_for(ws, deny=DENY), tool, **args)
         assert result.is_error and result.code == code, (tool, result.content)
         clean(result)
 
 
 async def test_a_secret_default_value_is_redacted(ws: Path) -> None:
     write(ws, "src/net.py", f'def connect(host, token="{TOKEN}"):\n    return host\n')
-    ctx = ctx_for(ws)
+    ctx = ctx_for(ws, deny=DENY)
     for result in (
         await call(ctx, "outline", path="src/net.py"),
         await call(ctx, "outline", path="src"),
@@ -145,7 +125,7 @@ async def test_a_secret_default_value_is_redacted(ws: Path) -> None:
 
 async def test_a_secret_on_a_later_header_line_is_redacted_too(ws: Path) -> None:
     write(ws, "src/multi.py", f'def connect(\n    host,\n    token="{TOKEN}",\n):\n    pass\n')
-    result = await call(ctx_for(ws), "outline", path="src/multi.py")
+    result = await call(ctx_for(ws, deny=DENY), "outline", path="src/multi.py")
     assert TOKEN not in result.content and TOKEN[4:20] not in result.content
     assert "src/multi.py:1-5 function connect  def connect(" in result.content
 
@@ -156,7 +136,7 @@ async def test_a_definition_inside_a_key_block_leaks_nothing(ws: Path) -> None:
     body = f"{header}\ndef {CANARY_FN}(): pass\n{footer}\n"
     write(ws, "src/keyed.py", f'KEY = """\n{body}"""\n\n\ndef after():\n    pass\n')
     write(ws, "src/keyed2.py", f"{header}\ndef {CANARY_FN}(): pass\n{footer}\ndef after2(): pass\n")
-    ctx = ctx_for(ws)
+    ctx = ctx_for(ws, deny=DENY)
     for result in (
         await call(ctx, "outline", path="src/keyed.py"),
         await call(ctx, "outline", path="src/keyed2.py"),
@@ -178,7 +158,7 @@ async def test_a_token_used_as_an_identifier_is_no_use(ws: Path) -> None:
     """An identifier that is itself a secret shape: redaction hides it, so it is neither a
     definition nor a use (a lookup must not confirm a guessed secret)."""
     write(ws, "src/tok.py", f"{TOKEN} = 1\nprint({TOKEN})\n")
-    ctx = ctx_for(ws)
+    ctx = ctx_for(ws, deny=DENY)
     for tool in ("find_symbol", "find_references"):
         result = await call(ctx, tool, name=TOKEN)
         assert result.content.startswith("[no "), result.content
@@ -197,7 +177,7 @@ def grants(tmp_path: Path) -> WorkspaceGrants:
 
 async def test_lookups_ask_once_per_folder_and_remember(ws: Path, grants: WorkspaceGrants) -> None:
     inner = Recorder(Decision.ALLOW_ONCE)
-    ctx = ctx_for(ws, Remembering(inner, grants=grants))
+    ctx = ctx_for(ws, Remembering(inner, grants=grants), deny=DENY)
     assert not (await call(ctx, "find_symbol", name="visible_fn", path="src")).is_error
     assert not (await call(ctx, "find_symbol", name="other", path="src")).is_error
     assert not (await call(ctx, "find_references", name="visible_fn", path="src")).is_error
@@ -226,7 +206,7 @@ async def test_each_lookup_names_itself_in_the_prompt(ws: Path, grants: Workspac
         ("find_symbol", {"name": "Session.close"}),
     ]:
         inner = Recorder(Decision.ALLOW_ONCE)
-        await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants)))
+        await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants), deny=DENY))
         prompts += [r.message() for r in inner.requests]
     assert prompts == [
         "Lantern wants to find uses of `visible_fn` in src",
@@ -240,7 +220,7 @@ async def test_each_lookup_names_itself_in_the_prompt(ws: Path, grants: Workspac
 async def test_a_denied_lookup_shows_nothing(ws: Path, grants: WorkspaceGrants, tool: str) -> None:
     inner = Recorder(Decision.DENY)
     args = {"path": "src"} if tool == "outline" else {"name": "visible_fn", "path": "src"}
-    result = await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants)))
+    result = await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants), deny=DENY))
     assert result.code == "denied_by_user" and result.decision == "denied"
     assert "visible_fn" not in result.content.replace("`visible_fn`", "")
     assert inner.asked == 1
@@ -251,7 +231,7 @@ async def test_a_file_outline_is_approved_like_a_read_of_it(
 ) -> None:
     """`Allow in Chat` on a read of a file covers outlining that file (and back)."""
     inner = Recorder(Decision.ALLOW_CONVERSATION)
-    ctx = ctx_for(ws, Remembering(inner, grants=grants))
+    ctx = ctx_for(ws, Remembering(inner, grants=grants), deny=DENY)
     assert not (await call(ctx, "read_file", path="src/app.py")).is_error
     outline = await call(ctx, "outline", path="src/app.py")
     assert not outline.is_error and "visible_fn" in outline.content
@@ -267,6 +247,6 @@ async def test_an_unsupported_file_is_refused_before_anyone_is_asked(
     write(ws, "notes.md", f"def {CANARY_FN}(): {PAYLOAD}\n")
     inner = Recorder(Decision.ALLOW_ONCE)
     args = {"path": "notes.md"} if tool == "outline" else {"name": CANARY_FN, "path": "notes.md"}
-    result = await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants)))
+    result = await run_tool(tool, args, ctx_for(ws, Remembering(inner, grants=grants), deny=DENY))
     assert result.code == "unsupported_language" and inner.asked == 0
     assert PAYLOAD not in result.content

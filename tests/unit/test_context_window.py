@@ -25,19 +25,16 @@ from tests.fakes.scripted_model import Say, ScriptedModel
 FACT = "The retry loop lives in src/net/retry.py:42-57 and backs off exponentially."
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "big.py").write_text(
-        "".join(f"line_{i} = {'x' * 90!r}\n" for i in range(3000))
-    )
-    return Workspace([tmp_path])
+@pytest.fixture(autouse=True)
+def big_file(ws: Path) -> None:
+    (ws / "src").mkdir()
+    (ws / "src" / "big.py").write_text("".join(f"line_{i} = {'x' * 90!r}\n" for i in range(3000)))
 
 
-def agent(model: ScriptedModel, ws: Workspace, **settings: Any) -> Agent:
+def agent(model: ScriptedModel, ws: Path, **settings: Any) -> Agent:
     return Agent(
         model=model,
-        workspace=ws,
+        workspace=Workspace([ws]),
         approvals=Fixed(Decision.ALLOW_ONCE),
         settings=settings_with(**settings),
     )
@@ -67,7 +64,7 @@ def earlier_turns(n: int, size: int) -> list[dict[str, Any]]:
     return messages
 
 
-async def test_earlier_turns_are_summarized_and_a_follow_up_keeps_the_fact(ws: Workspace) -> None:
+async def test_earlier_turns_are_summarized_and_a_follow_up_keeps_the_fact(ws: Path) -> None:
     conv = Conversation(messages=earlier_turns(3, 6000))
     conv.answered = {"k0": "c0", "k9": "elsewhere"}
     model = ScriptedModel(Say(content=f"The user asked three questions. {FACT}"), Say("Yes."))
@@ -101,7 +98,7 @@ async def test_earlier_turns_are_summarized_and_a_follow_up_keeps_the_fact(ws: W
     assert FACT in json.dumps(model.messages(2))
 
 
-async def test_the_project_instructions_are_never_summarized(ws: Workspace) -> None:
+async def test_the_project_instructions_are_never_summarized(ws: Path) -> None:
     conv = Conversation(messages=earlier_turns(3, 6000), instructions=["[AGENTS.md] use tabs"])
     model = ScriptedModel(Say(content="Short summary."), Say("ok"))
     await agent(model, ws, max_context_tokens=6000).ask("q", conv)
@@ -109,7 +106,7 @@ async def test_the_project_instructions_are_never_summarized(ws: Workspace) -> N
     assert "use tabs" in json.dumps(model.messages(1))
 
 
-async def test_a_failed_summary_falls_back_to_shortening_and_says_why(ws: Workspace) -> None:
+async def test_a_failed_summary_falls_back_to_shortening_and_says_why(ws: Path) -> None:
     conv = Conversation(messages=earlier_turns(3, 6000))
     model = ScriptedModel(ModelError("server", "the summary request failed"), Say("ok"))
     events: list[dict[str, Any]] = []
@@ -126,7 +123,7 @@ async def test_a_failed_summary_falls_back_to_shortening_and_says_why(ws: Worksp
     assert "older tool output shortened" in sent or "OUTPUT0" not in sent
 
 
-async def test_a_window_too_small_for_the_tools_is_said_before_asking(ws: Workspace) -> None:
+async def test_a_window_too_small_for_the_tools_is_said_before_asking(ws: Path) -> None:
     model = ScriptedModel()
     result = await agent(model, ws, max_context_tokens=600).ask("q", Conversation())
     assert result.stop_reason == "error" and result.error_code == "model_context_length"
@@ -135,7 +132,7 @@ async def test_a_window_too_small_for_the_tools_is_said_before_asking(ws: Worksp
     assert result.detail is not None and result.detail.fixes
 
 
-async def test_the_meter_is_in_usage_events_and_the_result(ws: Workspace) -> None:
+async def test_the_meter_is_in_usage_events_and_the_result(ws: Path) -> None:
     model = ScriptedModel(Say("Done.", usage=(1500, 40)))
     events: list[dict[str, Any]] = []
     result = await agent(model, ws, max_context_tokens=20000).ask(
@@ -147,7 +144,7 @@ async def test_the_meter_is_in_usage_events_and_the_result(ws: Workspace) -> Non
     assert result.to_dict()["context"] == meter
 
 
-async def test_the_servers_count_calibrates_the_estimate(ws: Workspace) -> None:
+async def test_the_servers_count_calibrates_the_estimate(ws: Path) -> None:
     """A server that counts far more than characters / 4: the conversation keeps the ratio
     (within bounds) for its next requests, also in its file."""
     conv = Conversation()
@@ -157,7 +154,7 @@ async def test_the_servers_count_calibrates_the_estimate(ws: Workspace) -> None:
     assert Conversation.from_json(json.loads(json.dumps(conv.to_json()))).token_ratio == 3.0
 
 
-async def test_a_result_larger_than_its_share_is_cut_with_a_way_to_narrow(ws: Workspace) -> None:
+async def test_a_result_larger_than_its_share_is_cut_with_a_way_to_narrow(ws: Path) -> None:
     model = ScriptedModel(
         Say(tool_calls=[{"id": "r1", "name": "read_file", "arguments": {"path": "src/big.py"}}]),
         Say("Seen."),

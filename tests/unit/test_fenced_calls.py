@@ -23,7 +23,7 @@ from lantern.approvals.approver import Decision, Fixed
 from lantern.settings.model import ToolProtocol
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import settings_with
+from tests.conftest import settings_with, write
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
@@ -35,12 +35,10 @@ FENCES = {
 ANSWER = "greet is defined at src/util.py:1."
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    root = tmp_path / "proj"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "util.py").write_text(UTIL_PY)
-    return Workspace([root])
+@pytest.fixture(autouse=True)
+def util(ws: Path) -> None:
+    """What every test here finds in `ws`: the helper the scripted answers cite."""
+    write(ws, "src/util.py", UTIL_PY)
 
 
 def _shown(events: list[Event]) -> str:
@@ -50,14 +48,14 @@ def _shown(events: list[Event]) -> str:
 @pytest.mark.parametrize("fence", sorted(FENCES))
 @pytest.mark.parametrize("protocol", ["auto", "text"])
 async def test_prose_and_a_fenced_call_runs_the_call(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace, protocol: ToolProtocol, fence: str
+    fake: FakeOpenAI, http_model: ModelClient, ws: Path, protocol: ToolProtocol, fence: str
 ) -> None:
     fake.add_turns(
         [Turn(content="Let me read the helper.\n" + FENCES[fence]), Turn(content=ANSWER)]
     )
     bot = Agent(
         model=http_model,
-        workspace=ws,
+        workspace=Workspace([ws]),
         approvals=Fixed(Decision.ALLOW_ONCE),
         settings=settings_with(tool_protocol=protocol),
     )
@@ -83,14 +81,14 @@ async def test_prose_and_a_fenced_call_runs_the_call(
 
 
 async def test_native_mode_reads_the_fence_as_a_call_it_does_not_run(
-    fake: FakeOpenAI, http_model: ModelClient, ws: Workspace
+    fake: FakeOpenAI, http_model: ModelClient, ws: Path
 ) -> None:
     """`toolProtocol: native` runs no text calls, but it knows the fence is one: the
     question ends with the error that says so, never with the markup as the answer."""
     fake.add_turns([Turn(content="Let me read the helper.\n" + FENCES["tool_call"])])
     bot = Agent(
         model=http_model,
-        workspace=ws,
+        workspace=Workspace([ws]),
         approvals=Fixed(Decision.ALLOW_ONCE),
         settings=settings_with(tool_protocol="native"),
     )

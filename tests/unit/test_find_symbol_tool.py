@@ -5,15 +5,15 @@ marked, names checked, results capped."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lantern.approvals.approver import Decision, Fixed
 from lantern.code.cache import ParseCache
-from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.find_symbol import MAX_DEFINITIONS
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
+
+from tests.conftest import call, ctx_for, rows, write
 
 MODELS_PY = """\
 class Session:
@@ -41,36 +41,18 @@ def shutdown(session: Session) -> None:
 """
 
 
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-
-
-def ctx_for(root: Path, cache: ParseCache | None = None) -> ToolContext:
-    return ToolContext(Workspace([root]), Fixed(Decision.ALLOW_ONCE), code_cache=cache)
-
-
-async def call(root: Path, tool: str, **args: Any) -> ToolResult:
-    return await run_tool(tool, args, ctx_for(root))
-
-
-def rows(result: ToolResult) -> list[str]:
-    assert not result.is_error, result.content
-    return [line for line in result.content.splitlines() if not line.startswith("[")]
-
-
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    write(tmp_path, "app/models.py", MODELS_PY)
-    write(tmp_path, "app/uses.py", USES_PY)
-    write(tmp_path, "app/web/views.js", "class Session {\n  close() {}\n}\n")
-    write(tmp_path, "README.md", "Session.close closes the session.\n")
-    return tmp_path
+def app(ws: Path) -> Path:
+    """`ws` with a small Python and JavaScript app and a README that names its methods."""
+    write(ws, "app/models.py", MODELS_PY)
+    write(ws, "app/uses.py", USES_PY)
+    write(ws, "app/web/views.js", "class Session {\n  close() {}\n}\n")
+    write(ws, "README.md", "Session.close closes the session.\n")
+    return ws
 
 
-async def test_class_member_finds_that_method_only(ws: Path) -> None:
-    result = await call(ws, "find_symbol", name="Session.close")
+async def test_class_member_finds_that_method_only(app: Path) -> None:
+    result = await call(ctx_for(app), "find_symbol", name="Session.close")
     assert rows(result) == [
         "app/models.py:2-3 method Session.close  def close(self) -> None:",
         "app/web/views.js:2-2 method Session.close  close()",
@@ -82,8 +64,8 @@ async def test_class_member_finds_that_method_only(ws: Path) -> None:
     ]
 
 
-async def test_a_bare_name_ranks_the_exact_match_first(ws: Path) -> None:
-    assert rows(await call(ws, "find_symbol", name="close")) == [
+async def test_a_bare_name_ranks_the_exact_match_first(app: Path) -> None:
+    assert rows(await call(ctx_for(app), "find_symbol", name="close")) == [
         "app/models.py:11-12 function close  def close(thing) -> None:",
         "app/models.py:2-3 method Session.close  def close(self) -> None:",
         "app/models.py:7-8 method Pool.close  def close(self) -> None:",
@@ -91,17 +73,17 @@ async def test_a_bare_name_ranks_the_exact_match_first(ws: Path) -> None:
     ]
 
 
-async def test_shallower_paths_first_and_path_narrows(ws: Path) -> None:
-    write(ws, "a/b/c/deep.py", "def target(): pass\n")
-    write(ws, "z.py", "def target(): pass\n")
-    found = rows(await call(ws, "find_symbol", name="target"))
+async def test_shallower_paths_first_and_path_narrows(app: Path) -> None:
+    write(app, "a/b/c/deep.py", "def target(): pass\n")
+    write(app, "z.py", "def target(): pass\n")
+    found = rows(await call(ctx_for(app), "find_symbol", name="target"))
     assert [line.split(":", 1)[0] for line in found] == ["z.py", "a/b/c/deep.py"]
-    assert rows(await call(ws, "find_symbol", name="target", path="a")) == [found[1]]
-    assert rows(await call(ws, "find_symbol", name="target", path="z.py")) == [found[0]]
+    assert rows(await call(ctx_for(app), "find_symbol", name="target", path="a")) == [found[1]]
+    assert rows(await call(ctx_for(app), "find_symbol", name="target", path="z.py")) == [found[0]]
 
 
-async def test_no_definition_is_said_plainly(ws: Path) -> None:
-    result = await call(ws, "find_symbol", name="Nowhere.close")
+async def test_no_definition_is_said_plainly(app: Path) -> None:
+    result = await call(ctx_for(app), "find_symbol", name="Nowhere.close")
     assert result.content == "[no definition of 'Nowhere.close' under .]"
     assert not result.is_error and result.seen == []
 
@@ -110,16 +92,16 @@ async def test_no_definition_is_said_plainly(ws: Path) -> None:
     "name", ["close()", "a..b", ".close", "close.", "a b", "1abc", "x-y", "", "a" * 201]
 )
 @pytest.mark.parametrize("tool", ["find_symbol", "find_references"])
-async def test_a_name_must_be_an_identifier_or_dotted(ws: Path, tool: str, name: str) -> None:
-    result = await call(ws, tool, name=name)
+async def test_a_name_must_be_an_identifier_or_dotted(app: Path, tool: str, name: str) -> None:
+    result = await call(ctx_for(app), tool, name=name)
     assert result.is_error and result.code == "invalid_arguments", result.content
     assert result.content.startswith("name:")
 
 
-async def test_definitions_are_capped(tmp_path: Path) -> None:
+async def test_definitions_are_capped(ws: Path) -> None:
     for i in range(MAX_DEFINITIONS + 5):
-        write(tmp_path, f"m{i:03d}.py", "def run(): pass\n")
-    result = await call(tmp_path, "find_symbol", name="run")
+        write(ws, f"m{i:03d}.py", "def run(): pass\n")
+    result = await call(ctx_for(ws), "find_symbol", name="run")
     assert len(rows(result)) == MAX_DEFINITIONS
     assert "[5 more definition(s) not shown; narrow with path= or Class.member]" in result.content
 
@@ -127,8 +109,8 @@ async def test_definitions_are_capped(tmp_path: Path) -> None:
 # --- find_references -----------------------------------------------------------------------
 
 
-async def test_references_skip_comments_and_strings_and_mark_definitions(ws: Path) -> None:
-    result = await call(ws, "find_references", name="close", path="app")
+async def test_references_skip_comments_and_strings_and_mark_definitions(app: Path) -> None:
+    result = await call(ctx_for(app), "find_references", name="close", path="app")
     assert rows(result) == [
         "app/models.py:2:     def close(self) -> None: [definition]",
         "app/models.py:7:     def close(self) -> None: [definition]",
@@ -145,8 +127,8 @@ async def test_references_skip_comments_and_strings_and_mark_definitions(ws: Pat
     assert "README.md" not in result.content  # prose is not code
 
 
-async def test_references_of_a_class(ws: Path) -> None:
-    assert rows(await call(ws, "find_references", name="Session", path="app")) == [
+async def test_references_of_a_class(app: Path) -> None:
+    assert rows(await call(ctx_for(app), "find_references", name="Session", path="app")) == [
         "app/models.py:1: class Session: [definition]",
         "app/uses.py:1: from models import Session",
         "app/uses.py:4: def shutdown(session: Session) -> None:",
@@ -154,16 +136,16 @@ async def test_references_of_a_class(ws: Path) -> None:
     ]
 
 
-async def test_the_conversation_cache_is_used_and_a_changed_file_parsed_again(ws: Path) -> None:
+async def test_the_conversation_cache_is_used_and_a_changed_file_parsed_again(app: Path) -> None:
     cache = ParseCache()
-    ctx = ctx_for(ws, cache)
+    ctx = ctx_for(app, cache=cache)
     await run_tool("find_symbol", {"name": "Session"}, ctx)
     parsed = cache.misses
     assert parsed >= 2
     await run_tool("find_references", {"name": "Session"}, ctx)
     await run_tool("find_symbol", {"name": "Session"}, ctx)
     assert cache.hits >= 2
-    write(ws, "app/models.py", MODELS_PY.replace("class Session:", "class Session(Base):"))
+    write(app, "app/models.py", MODELS_PY.replace("class Session:", "class Session(Base):"))
     result = await run_tool("find_symbol", {"name": "Session"}, ctx)
     assert "class Session  class Session(Base):" in result.content
 
@@ -182,7 +164,7 @@ def test_only_the_most_recent_conversations_keep_a_parse_cache() -> None:
     assert caches.for_conversation("b") is not second
 
 
-async def test_a_conversation_keeps_its_parses_between_questions(ws: Path) -> None:
+async def test_a_conversation_keeps_its_parses_between_questions(app: Path) -> None:
     """Through the agent loop: the second question of a conversation finds the files it
     parsed in the first in the conversation's cache; another conversation has its own."""
     from lantern.agent.conversation import Conversation
@@ -197,7 +179,7 @@ async def test_a_conversation_keeps_its_parses_between_questions(ws: Path) -> No
     answer = Say(content="app/models.py:1")
     model = ScriptedModel(Say(tool_calls=[call]), answer, Say(tool_calls=[again]), answer)
     model.add(Say(tool_calls=[call]), answer)
-    agent = Agent(model=model, workspace=Workspace([ws]), approvals=Fixed(Decision.ALLOW_ONCE))
+    agent = Agent(model=model, workspace=Workspace([app]), approvals=Fixed(Decision.ALLOW_ONCE))
     conv, other = Conversation(), Conversation()
     first = await agent.ask("Where is Session?", conv)
     assert first.references[0].seen
@@ -212,26 +194,26 @@ async def test_a_conversation_keeps_its_parses_between_questions(ws: Path) -> No
 
 
 async def test_candidates_over_the_cap_are_said_and_the_shallowest_looked_at(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lantern.tools.navigation import files
 
     monkeypatch.setattr(files, "MAX_CANDIDATES", 3)
     for rel in ("a.py", "b/c.py", "b/d/e.py", "b/d/f/g.py", "b/d/f/h.js"):
-        write(tmp_path, rel, "def run(): pass\n")
-    write(tmp_path, "b/d/f/notes.md", "run run run\n")  # a candidate, but not code
-    result = await call(tmp_path, "find_symbol", name="run")
+        write(ws, rel, "def run(): pass\n")
+    write(ws, "b/d/f/notes.md", "run run run\n")  # a candidate, but not code
+    result = await call(ctx_for(ws), "find_symbol", name="run")
     assert [line.split(":", 1)[0] for line in rows(result)] == ["a.py", "b/c.py", "b/d/e.py"]
     assert result.content.endswith(
         "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
     )
 
 
-async def test_uses_are_capped_and_say_so(tmp_path: Path) -> None:
+async def test_uses_are_capped_and_say_so(ws: Path) -> None:
     from lantern.tools.find_references import MAX_USES
 
-    write(tmp_path, "many.py", "def tick(): pass\n" + "tick()\n" * (MAX_USES + 50))
-    result = await call(tmp_path, "find_references", name="tick")
+    write(ws, "many.py", "def tick(): pass\n" + "tick()\n" * (MAX_USES + 50))
+    result = await call(ctx_for(ws), "find_references", name="tick")
     shown = rows(result)
     assert len(shown) == MAX_USES
     assert shown[0] == "many.py:1: def tick(): pass [definition]"

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from lantern.approvals.approver import Decision, Fixed
 from lantern.session import Session
-from lantern.tools.base import ToolContext
 from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace
 
-from tests.conftest import run
+from tests.conftest import ctx_for, run
 
 CANARY = "lantern" + "-home-canary-" + "5c02e8"
 
@@ -95,10 +94,6 @@ def home(tmp_path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{rel}: {CANARY}\n", "utf-8")
     return folder
-
-
-def ctx_for(home: Path) -> ToolContext:
-    return ToolContext(Workspace([home]), Fixed(Decision.ALLOW_ONCE))
 
 
 @pytest.mark.parametrize("rel", STORES)

@@ -15,26 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import ToolContext
 from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.ignore.files import INLINE_PARSE_BYTES, IgnoreRules
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import call, ctx_for, write
 from tests.deep_tree import make_deep
-from tests.unit.test_list_search import (
-    CANARY,
-    PAYLOAD,
-    SECRET_LINE,
-    call,
-    listed,
-    make_ctx,
-    searched,
-    write,
-    ws,
-)
-
-__all__ = ["ws"]  # the workspace fixture, shared with the other tool suites
+from tests.unit.test_list_search import CANARY, PAYLOAD, SECRET_LINE, listed, searched
 
 HANG_GUARD_S = 60
 
@@ -70,7 +58,7 @@ KINDS = ["fifo", "dev_zero", "outside_link", "lanternignore_link", "too_big", "h
 @pytest.mark.parametrize("kind", KINDS)
 async def test_untrusted_ignore_file_fails_closed(tmp_path: Path, ws: Path, kind: str) -> None:
     untrusted_tree(ws, kind, tmp_path)
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     listing = await guarded(ctx, "list_files")
     assert not listing.is_error, listing.content
     assert "top.txt" in listing.content
@@ -96,7 +84,7 @@ async def test_link_to_outside_file_is_no_oracle(tmp_path: Path, ws: Path) -> No
     write(ws, "sub/b.txt")
     outside = write(tmp_path, "outside/probe", "a.txt\n")
     os.symlink(outside, ws / "sub" / ".gitignore")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     first = (await call(ctx, "list_files")).content
     outside.write_text("b.txt\n")
     os.utime(outside, (1, 1))
@@ -110,7 +98,7 @@ async def test_utf8_bom_gitignore_is_honoured_like_git(ws: Path) -> None:
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     git = subprocess.run(["git", "-C", str(ws), "check-ignore", "-q", "secret.txt"], check=False)
     assert git.returncode == 0  # git honours the BOM
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert "secret.txt" not in await listed(ctx)
     assert (await call(ctx, "read_file", path="secret.txt")).code == "ignored_path"
     assert PAYLOAD not in (await call(ctx, "search", pattern=CANARY)).content
@@ -151,13 +139,13 @@ async def test_verdicts_agree_with_git(ws: Path) -> None:
         text=True,
         check=True,
     )
-    assert set(await listed(make_ctx(ws))) == set(git.stdout.split())
+    assert set(await listed(ctx_for(ws))) == set(git.stdout.split())
 
 
 async def test_fifo_gitignore_in_root_does_not_hang(ws: Path) -> None:
     write(ws, "a.txt", "needle\n")
     os.mkfifo(ws / ".gitignore")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     listing = await guarded(ctx, "list_files")
     assert listing.code == "ignored_path"
     assert ".gitignore" in listing.content
@@ -169,7 +157,7 @@ async def test_new_ignore_file_in_a_settled_folder_is_seen(ws: Path) -> None:
     write(ws, "old/secret.txt", SECRET_LINE)
     write(ws, "old/plain.txt")
     await asyncio.sleep(2.2)  # let the folder settle, so "no ignore file here" is remembered
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert set(await listed(ctx)) == {"old/plain.txt", "old/secret.txt"}
     write(ws, "old/.gitignore", "secret.txt\n")
     await asyncio.sleep(2.2)  # settled again: only the folder's changed mtime tells
@@ -182,7 +170,7 @@ async def test_a_root_that_fails_closed_does_not_hide_the_other_roots(tmp_path: 
     write(a, "x.txt", SECRET_LINE)
     os.symlink("/dev/zero", a / ".gitignore")
     write(b, "y.txt", f"{CANARY} in b\n")
-    ctx = ToolContext(Workspace([a, b]), Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for([a, b])
     listing = await guarded(ctx, "list_files")
     assert "b/y.txt (" in listing.content
     assert "a/x.txt" not in listing.content
@@ -203,7 +191,7 @@ async def test_enclosing_root_rules_apply_to_an_inner_root(ws: Path) -> None:
     write(ws, "inner/private/notes.md", SECRET_LINE)
     write(ws, "inner/x.secret", SECRET_LINE)
     write(ws, "inner/app.py", f"# {CANARY}\n")
-    ctx = ToolContext(Workspace([ws, ws / "inner"]), Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for([ws, ws / "inner"])
     assert set(await listed(ctx, path="inner")) == {"inner/app.py"}
     for path in ("inner/private/notes.md", "inner/x.secret"):
         result = await call(ctx, "read_file", path=path)
@@ -238,7 +226,7 @@ async def test_fifty_thousand_globs_are_all_applied(ws: Path) -> None:
         write(ws, name, SECRET_LINE)
     for name in shown:
         write(ws, name, f"{CANARY}\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert set(await listed(ctx)) == {".gitignore", *shown}
     found = await call(ctx, "search", pattern=CANARY)
     assert PAYLOAD not in found.content
@@ -278,7 +266,7 @@ def counting_ctx(ws: Path) -> tuple[ToolContext, CountingRules]:
     workspace = Workspace([ws])
     rules = CountingRules()
     object.__setattr__(workspace.roots[0], "ignore", rules)
-    return ToolContext(workspace, Fixed(Decision.ALLOW_ONCE)), rules
+    return ctx_for(workspace), rules
 
 
 async def test_large_ignore_file_is_parsed_off_the_event_loop(ws: Path) -> None:

@@ -17,20 +17,14 @@ from lantern.agent.conversation import SeenLines
 from lantern.agent.references import Reference, resolve_references
 from lantern.approvals.approver import ApprovalRequest, Decision, Outcome, PromptObserver
 from lantern.tools.base import ToolContext, ToolResult
-from lantern.workspace.roots import Workspace
 
-from tests.conftest import run
+from tests.conftest import ctx_for, numbered, run
 
-NUMBERED = re.compile(r"^(\d+)│(.*)$", re.MULTILINE)
 # What an editor shows for MIXED: line 5 is the empty line between `\r` and `\r\n`.
 MIXED = b"one\r\ntwo\rthree\nfour\r\r\nsix\rseven\r"
 MIXED_LINES = ["one", "two", "three", "four", "", "six", "seven"]
 SECRET = "Zq8vT2" + "mK9pLx4Rw"  # random enough for the assignment rule
 CANARY = "LANTERN_CANARY_" + "c4e1d9"
-
-
-def numbered(content: str) -> list[tuple[int, str]]:
-    return [(int(n), text) for n, text in NUMBERED.findall(content)]
 
 
 def hits(result: ToolResult, name: str) -> list[tuple[int, str]]:
@@ -47,10 +41,8 @@ def references(answer: str, ctx: ToolContext, seen: SeenLines | None = None) -> 
 # --- read_file ---------------------------------------------------------------------------
 
 
-async def test_read_file_numbers_lines_as_an_editor_does(
-    ctx: ToolContext, workspace_dir: Path
-) -> None:
-    (workspace_dir / "mixed.txt").write_bytes(MIXED)
+async def test_read_file_numbers_lines_as_an_editor_does(ctx: ToolContext, ws: Path) -> None:
+    (ws / "mixed.txt").write_bytes(MIXED)
     result = await run(ctx, "read_file", {"path": "mixed.txt"})
     assert not result.is_error, result.content
     assert "lines 1–7 of 7]" in result.content.splitlines()[0]
@@ -61,9 +53,9 @@ async def test_read_file_numbers_lines_as_an_editor_does(
 
 @pytest.mark.parametrize("offset", [2, 3, 4, 5, 6])
 async def test_a_window_starts_and_ends_on_editor_lines(
-    ctx: ToolContext, workspace_dir: Path, offset: int
+    ctx: ToolContext, ws: Path, offset: int
 ) -> None:
-    (workspace_dir / "mixed.txt").write_bytes(MIXED)
+    (ws / "mixed.txt").write_bytes(MIXED)
     result = await run(ctx, "read_file", {"path": "mixed.txt", "offset": offset, "limit": 2})
     assert not result.is_error, result.content
     assert numbered(result.content) == [
@@ -87,9 +79,9 @@ async def test_a_window_starts_and_ends_on_editor_lines(
     ],
 )
 async def test_line_ends_at_the_edges(
-    ctx: ToolContext, workspace_dir: Path, data: bytes, lines: list[str]
+    ctx: ToolContext, ws: Path, data: bytes, lines: list[str]
 ) -> None:
-    (workspace_dir / "f.txt").write_bytes(data)
+    (ws / "f.txt").write_bytes(data)
     result = await run(ctx, "read_file", {"path": "f.txt"})
     assert numbered(result.content) == list(enumerate(lines, start=1)), result.content
     assert f"of {len(lines)}]" in result.content
@@ -98,8 +90,8 @@ async def test_line_ends_at_the_edges(
     assert [r.verified for r in refs] == [True, False]
 
 
-async def test_utf16_lines_end_at_a_lone_cr_too(ctx: ToolContext, workspace_dir: Path) -> None:
-    (workspace_dir / "wide.txt").write_bytes("é\rb\r\nc\rneedle\n".encode("utf-16"))
+async def test_utf16_lines_end_at_a_lone_cr_too(ctx: ToolContext, ws: Path) -> None:
+    (ws / "wide.txt").write_bytes("é\rb\r\nc\rneedle\n".encode("utf-16"))
     result = await run(ctx, "read_file", {"path": "wide.txt", "offset": 2})
     assert numbered(result.content) == [(2, "b"), (3, "c"), (4, "needle")]
     assert hits(await run(ctx, "search", {"pattern": "needle"}), "wide.txt") == [(4, "needle")]
@@ -119,10 +111,10 @@ class _Recording:
         return Outcome(Decision.ALLOW_ONCE, "user")
 
 
-async def test_the_lines_a_prompt_names_are_the_lines_shown(workspace_dir: Path) -> None:
-    (workspace_dir / "mixed.txt").write_bytes(MIXED)
+async def test_the_lines_a_prompt_names_are_the_lines_shown(ws: Path) -> None:
+    (ws / "mixed.txt").write_bytes(MIXED)
     approver = _Recording()
-    ctx = ToolContext(Workspace([workspace_dir]), approver)
+    ctx = ctx_for(ws, approver)
     result = await run(ctx, "read_file", {"path": "mixed.txt", "offset": 3, "limit": 2})
     assert approver.prompts == [f"Lantern wants to read mixed.txt (lines 3–4, {len(MIXED)} B)"]
     assert numbered(result.content) == [(3, "three"), (4, "four")]
@@ -156,11 +148,9 @@ def _boundary_file(end: str) -> tuple[bytes, list[str], int]:
 
 
 @pytest.mark.parametrize("end", ["\r\n", "\r", "\r\r\n"])
-async def test_a_line_end_on_the_64k_boundary(
-    ctx: ToolContext, workspace_dir: Path, end: str
-) -> None:
+async def test_a_line_end_on_the_64k_boundary(ctx: ToolContext, ws: Path, end: str) -> None:
     data, lines, at = _boundary_file(end)
-    (workspace_dir / "edge.txt").write_bytes(data)
+    (ws / "edge.txt").write_bytes(data)
     whole = await run(ctx, "read_file", {"path": "edge.txt", "offset": at - 200})
     assert f"of {len(lines)}]" in whole.content
     shown = numbered(whole.content)
@@ -182,9 +172,9 @@ async def test_a_line_end_on_the_64k_boundary(
 
 
 async def test_search_hits_name_the_editor_line_and_show_only_it(
-    ctx: ToolContext, workspace_dir: Path
+    ctx: ToolContext, ws: Path
 ) -> None:
-    (workspace_dir / "a.txt").write_bytes(b"x\r\ny\rz\r\nw\n")
+    (ws / "a.txt").write_bytes(b"x\r\ny\rz\r\nw\n")
     found = hits(await run(ctx, "search", {"pattern": "[zw]"}), "a.txt")
     assert found == [(3, "z"), (4, "w")]
     result = await run(ctx, "search", {"pattern": "z", "path": "a.txt"})  # rg reads stdin
@@ -192,10 +182,10 @@ async def test_search_hits_name_the_editor_line_and_show_only_it(
     assert [(s.path, s.start, s.end) for s in result.seen] == [("a.txt", 3, 3)]
 
 
-async def test_a_match_across_a_lone_cr_is_no_hit(ctx: ToolContext, workspace_dir: Path) -> None:
+async def test_a_match_across_a_lone_cr_is_no_hit(ctx: ToolContext, ws: Path) -> None:
     """Lines that share one of ripgrep's lines are searched again one by one (so a match
     from a secret on the line above cannot reach the next): a match must lie on one."""
-    (workspace_dir / "a.txt").write_bytes(b"x\r\nfirst\rsecond half\rthird\nlast\n")
+    (ws / "a.txt").write_bytes(b"x\r\nfirst\rsecond half\rthird\nlast\n")
     result = await run(ctx, "search", {"pattern": "first.second"})  # `.` matches the CR
     assert hits(result, "a.txt") == []
     assert hits(await run(ctx, "search", {"pattern": "half.th|last|^th"}), "a.txt") == [
@@ -207,22 +197,20 @@ async def test_a_match_across_a_lone_cr_is_no_hit(ctx: ToolContext, workspace_di
     assert [(s.start, s.end) for s in result.seen] == [(3, 3)]
 
 
-async def test_search_after_many_lone_crs_and_invalid_utf8(
-    ctx: ToolContext, workspace_dir: Path
-) -> None:
+async def test_search_after_many_lone_crs_and_invalid_utf8(ctx: ToolContext, ws: Path) -> None:
     """rg's line 3 starts on editor line 9 here; its text holds an invalid byte, so rg
     reports it as base64 bytes, and the match sits after two more lone CRs."""
     data = b"a\rb\rc\r\nd\re\rf\ng\rcaf\xe9\rneedle\r\n"
-    (workspace_dir / "b.txt").write_bytes(data)
+    (ws / "b.txt").write_bytes(data)
     result = await run(ctx, "search", {"pattern": "needle|^d|f$"})
     assert hits(result, "b.txt") == [(4, "d"), (6, "f"), (9, "needle")]
     shown = await run(ctx, "read_file", {"path": "b.txt", "offset": 8})
     assert numbered(shown.content) == [(8, "caf�"), (9, "needle")]
 
 
-async def test_a_secret_after_lone_crs_is_redacted(ctx: ToolContext, workspace_dir: Path) -> None:
+async def test_a_secret_after_lone_crs_is_redacted(ctx: ToolContext, ws: Path) -> None:
     data = f'a = 1\rb = 2\rAPI_KEY="{SECRET}"\rc = 3\r'.encode()
-    (workspace_dir / "conf.py").write_bytes(data)
+    (ws / "conf.py").write_bytes(data)
     for args in ({"path": "conf.py"}, {"path": "conf.py", "offset": 3, "limit": 1}):
         result = await run(ctx, "read_file", args)
         assert SECRET not in result.content
@@ -235,12 +223,12 @@ async def test_a_secret_after_lone_crs_is_redacted(ctx: ToolContext, workspace_d
 
 
 async def test_a_yaml_value_far_below_its_key_in_a_cr_file_is_redacted(
-    ctx: ToolContext, workspace_dir: Path
+    ctx: ToolContext, ws: Path
 ) -> None:
     """More indented lines than the context walk covers, in a file whose lines end in a
     lone CR (classic Mac): the key must still be found above the window."""
     body = "".join(f"    {CANARY}{i}\r" for i in range(600))
-    (workspace_dir / "big.yaml").write_bytes(f"root:\r  api_key: >\r{body}".encode())
+    (ws / "big.yaml").write_bytes(f"root:\r  api_key: >\r{body}".encode())
     result = await run(ctx, "read_file", {"path": "big.yaml", "offset": 500, "limit": 3})
     assert CANARY not in result.content
     assert numbered(result.content) == [(n, "    [REDACTED:assignment]") for n in (500, 501, 502)]
@@ -251,10 +239,8 @@ async def test_a_yaml_value_far_below_its_key_in_a_cr_file_is_redacted(
 # --- references --------------------------------------------------------------------------
 
 
-async def test_references_name_the_line_an_editor_shows(
-    ctx: ToolContext, workspace_dir: Path
-) -> None:
-    (workspace_dir / "mixed.txt").write_bytes(MIXED)
+async def test_references_name_the_line_an_editor_shows(ctx: ToolContext, ws: Path) -> None:
+    (ws / "mixed.txt").write_bytes(MIXED)
     read = await run(ctx, "read_file", {"path": "mixed.txt", "offset": 6, "limit": 1})
     seen = SeenLines()
     seen.add_all(read.seen)

@@ -29,10 +29,9 @@ from lantern.workspace.redact.redactor import redact
 from lantern.workspace.text import hit_lines, window
 
 from tests import adversarial as adv
+from tests.conftest import call, ctx_for, write
 from tests.hang import HANG_S
-from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
-
-__all__ = ["ws"]
+from tests.unit.test_list_search import CANARY
 
 MB = 1 << 20
 
@@ -199,7 +198,7 @@ def test_a_midline_think_tag_is_answer_text() -> None:
 async def test_a_greedy_deny_glob_answers_and_still_denies(ws: Path) -> None:
     write(ws, adv.glob_name(200), "hello\n")
     write(ws, "a" * 200 + "b", f"{CANARY}\n")
-    ctx = make_ctx(ws, deny=[adv.GREEDY_GLOB])
+    ctx = ctx_for(ws, deny=[adv.GREEDY_GLOB])
     plain = await asyncio.wait_for(call(ctx, "read_file", path=adv.glob_name(200)), HANG_S)
     assert "hello" in plain.content
     denied = await asyncio.wait_for(call(ctx, "read_file", path="a" * 200 + "b"), HANG_S)
@@ -234,6 +233,6 @@ async def test_read_file_redacts_off_the_event_loop(
 
     monkeypatch.setattr(text, "redact", spy)
     write(ws, "notes.txt", f"token = 'Xk9#mP2qLw8zAbCdEf12'\n{CANARY}\n")
-    result = await call(make_ctx(ws), "read_file", path="notes.txt")
+    result = await call(ctx_for(ws), "read_file", path="notes.txt")
     assert CANARY in result.content and "Xk9#mP2q" not in result.content
     assert threads and threading.get_ident() not in threads

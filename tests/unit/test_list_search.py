@@ -19,15 +19,16 @@ from typing import Any
 
 import pathspec
 import pytest
-from lantern.approvals.approver import Decision, Fixed
 from lantern.errors import ToolError
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.base import ToolContext
 from lantern.tools.list_files import LIST_MAX_RESULTS
 from lantern.tools.registry import run_tool
 from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.search import SEARCH_MAX_RESULTS
-from lantern.workspace.policy import Policy, sensitive_component, sensitive_pair
-from lantern.workspace.roots import Target, Workspace
+from lantern.workspace.policy import sensitive_component, sensitive_pair
+from lantern.workspace.roots import Target
+
+from tests.conftest import call, ctx_for, rows, write
 
 # Files that must stay unseen hold `CANARY PAYLOAD`; searches look for CANARY (and
 # echo it in their header), so PAYLOAD is what must never come back.
@@ -41,21 +42,6 @@ LANTERN = Path(sys.executable).with_name("lantern")
 # --- helpers --------------------------------------------------------------------------------
 
 
-def make_ctx(*roots: Path, deny: Sequence[str] = ()) -> ToolContext:
-    return ToolContext(Workspace(list(roots), Policy(deny)), Fixed(Decision.ALLOW_ONCE))
-
-
-def write(root: Path, rel: str, text: str = "hello\n") -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-    return path
-
-
-async def call(ctx: ToolContext, tool: str, **args: Any) -> ToolResult:
-    return await run_tool(tool, args, ctx)
-
-
 async def listed(ctx: ToolContext, **args: Any) -> list[str]:
     """The paths list_files shows (without sizes and markers)."""
     result = await call(ctx, "list_files", **args)
@@ -67,20 +53,11 @@ async def listed(ctx: ToolContext, **args: Any) -> list[str]:
 
 async def searched(ctx: ToolContext, pattern: str, **args: Any) -> list[str]:
     """The `path:line: text` lines search shows."""
-    result = await call(ctx, "search", pattern=pattern, **args)
-    assert not result.is_error, result.content
-    return [line for line in result.content.splitlines() if not line.startswith("[")]
+    return rows(await call(ctx, "search", pattern=pattern, **args))
 
 
 def paths_of(lines: list[str]) -> set[str]:
     return {line.split(":", 1)[0] for line in lines}
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 # --- ignore files ---------------------------------------------------------------------------
@@ -124,33 +101,33 @@ VISIBLE_ROOT = {
 
 
 async def test_list_root_honours_gitignore_and_lanternignore(ignore_tree: Path) -> None:
-    assert set(await listed(make_ctx(ignore_tree))) == VISIBLE_ROOT
+    assert set(await listed(ctx_for(ignore_tree))) == VISIBLE_ROOT
 
 
 async def test_search_root_honours_gitignore_and_lanternignore(ignore_tree: Path) -> None:
-    found = paths_of(await searched(make_ctx(ignore_tree), CANARY))
+    found = paths_of(await searched(ctx_for(ignore_tree), CANARY))
     assert found == {"keep.py", "src/app.py", "src/deep/shown.py"}
 
 
 async def test_list_subfolder_honours_root_and_nested_rules(ignore_tree: Path) -> None:
     # `*.log`, `src/generated/` (root .gitignore) and `src/internal.py` (root
     # .lanternignore) apply when only `src` is listed; so do the nested files.
-    got = set(await listed(make_ctx(ignore_tree), path="src"))
+    got = set(await listed(ctx_for(ignore_tree), path="src"))
     assert got == {"src/.gitignore", "src/app.py", "src/deep/.lanternignore", "src/deep/shown.py"}
-    assert set(await listed(make_ctx(ignore_tree), path="src/deep")) == {
+    assert set(await listed(ctx_for(ignore_tree), path="src/deep")) == {
         "src/deep/.lanternignore",
         "src/deep/shown.py",
     }
 
 
 async def test_search_subfolder_honours_root_and_nested_rules(ignore_tree: Path) -> None:
-    found = paths_of(await searched(make_ctx(ignore_tree), CANARY, path="src"))
+    found = paths_of(await searched(ctx_for(ignore_tree), CANARY, path="src"))
     assert found == {"src/app.py", "src/deep/shown.py"}
 
 
 async def test_glob_does_not_bring_back_ignored_files(ignore_tree: Path) -> None:
     # In rg a matching --glob beats .gitignore; the result filter must not.
-    ctx = make_ctx(ignore_tree)
+    ctx = ctx_for(ignore_tree)
     assert set(await listed(ctx, glob="*.py")) == {"keep.py", "src/app.py", "src/deep/shown.py"}
     found = paths_of(await searched(ctx, CANARY, glob="*.py"))
     assert found == {"keep.py", "src/app.py", "src/deep/shown.py"}
@@ -158,7 +135,7 @@ async def test_glob_does_not_bring_back_ignored_files(ignore_tree: Path) -> None
 
 
 async def test_ignored_folder_itself_is_refused(ignore_tree: Path) -> None:
-    ctx = make_ctx(ignore_tree)
+    ctx = ctx_for(ignore_tree)
     for tool, args in [
         ("list_files", {"path": "build"}),
         ("search", {"pattern": CANARY, "path": "src/generated"}),
@@ -186,15 +163,15 @@ def secrets_tree(ws: Path) -> Path:
 
 
 async def test_sensitive_files_never_listed(secrets_tree: Path) -> None:
-    result = await call(make_ctx(secrets_tree), "list_files")
-    assert set(await listed(make_ctx(secrets_tree))) == {".env.example", "app.py"}
+    result = await call(ctx_for(secrets_tree), "list_files")
+    assert set(await listed(ctx_for(secrets_tree))) == {".env.example", "app.py"}
     assert "[2 file(s) under .]" in result.content
 
 
 async def test_env_example_is_listed_and_searchable(secrets_tree: Path) -> None:
     # Documented decision: conventional templates (.env.example) are not secrets.
-    assert ".env.example" in await listed(make_ctx(secrets_tree), glob=".env*")
-    assert await searched(make_ctx(secrets_tree), "API_URL") == [
+    assert ".env.example" in await listed(ctx_for(secrets_tree), glob=".env*")
+    assert await searched(ctx_for(secrets_tree), "API_URL") == [
         ".env.example:1: API_URL=http://localhost"
     ]
 
@@ -202,7 +179,7 @@ async def test_env_example_is_listed_and_searchable(secrets_tree: Path) -> None:
 @pytest.mark.parametrize("glob", [None, "*", "**", ".env*", ".git/**", "**/credentials"])
 async def test_sensitive_content_never_in_search_output(secrets_tree: Path, glob: str) -> None:
     args = {"glob": glob} if glob else {}
-    result = await call(make_ctx(secrets_tree), "search", pattern=CANARY, **args)
+    result = await call(ctx_for(secrets_tree), "search", pattern=CANARY, **args)
     assert not result.is_error
     assert PAYLOAD not in result.content
     assert result.content.startswith("[no matches")
@@ -210,7 +187,7 @@ async def test_sensitive_content_never_in_search_output(secrets_tree: Path, glob
 
 @pytest.mark.parametrize("rel", [*SENSITIVE, "nested/.ssh/id_ed25519", ".git", ".aws"])
 async def test_sensitive_path_argument_refused(secrets_tree: Path, rel: str) -> None:
-    ctx = make_ctx(secrets_tree)
+    ctx = ctx_for(secrets_tree)
     result = await call(ctx, "search", pattern=CANARY, path=rel)
     assert result.code == "sensitive_path"
     assert PAYLOAD not in result.content
@@ -222,7 +199,7 @@ async def test_sensitive_path_argument_refused(secrets_tree: Path, rel: str) -> 
 async def test_deny_globs_left_out(ws: Path) -> None:
     write(ws, "config/prod.yaml", SECRET_LINE)
     write(ws, "config/dev.yaml", "dev\n")
-    ctx = make_ctx(ws, deny=["config/prod.*"])
+    ctx = ctx_for(ws, deny=["config/prod.*"])
     assert await listed(ctx) == ["config/dev.yaml"]
     assert await listed(ctx, path="config") == ["config/dev.yaml"]
     assert PAYLOAD not in (await call(ctx, "search", pattern=CANARY, path="config")).content
@@ -247,11 +224,11 @@ def links_tree(tmp_path: Path, ws: Path) -> Path:
 
 
 async def test_links_and_fifos_never_listed(links_tree: Path) -> None:
-    assert await listed(make_ctx(links_tree)) == ["real.txt"]
+    assert await listed(ctx_for(links_tree)) == ["real.txt"]
 
 
 async def test_links_and_fifos_never_searched(links_tree: Path) -> None:
-    ctx = make_ctx(links_tree)
+    ctx = ctx_for(links_tree)
     result = await call(ctx, "search", pattern=f"{CANARY}|plain")
     assert PAYLOAD not in result.content
     assert await searched(ctx, f"{CANARY}|plain") == ["real.txt:1: plain text"]
@@ -270,7 +247,7 @@ async def test_links_and_fifos_never_searched(links_tree: Path) -> None:
 async def test_links_and_fifos_refused_as_search_path(
     links_tree: Path, rel: str, code: str
 ) -> None:
-    result = await call(make_ctx(links_tree), "search", pattern=".", path=rel)
+    result = await call(ctx_for(links_tree), "search", pattern=".", path=rel)
     assert result.code == code, result.content
     assert PAYLOAD not in result.content
 
@@ -281,7 +258,7 @@ async def test_links_and_fifos_refused_as_search_path(
 async def test_list_cap_marks_the_cut(ws: Path) -> None:
     for i in range(20):
         write(ws, f"f{i:02}.txt")
-    result = await call(make_ctx(ws), "list_files", max_results=5)
+    result = await call(ctx_for(ws), "list_files", max_results=5)
     lines = result.content.splitlines()
     assert lines[0] == "[20 file(s) under .]"
     assert lines[1:6] == [f"f{i:02}.txt (6 B)" for i in range(5)]
@@ -291,7 +268,7 @@ async def test_list_cap_marks_the_cut(ws: Path) -> None:
 
 async def test_search_cap_marks_the_cut(ws: Path) -> None:
     write(ws, "many.txt", "".join(f"match {i}\n" for i in range(10)))
-    lines = (await call(make_ctx(ws), "search", pattern="match", max_results=3)).content.split("\n")
+    lines = (await call(ctx_for(ws), "search", pattern="match", max_results=3)).content.split("\n")
     assert lines[1:4] == ["many.txt:1: match 0", "many.txt:2: match 1", "many.txt:3: match 2"]
     assert lines[4].startswith("[more matches not shown")
     assert len(lines) == 5
@@ -299,16 +276,16 @@ async def test_search_cap_marks_the_cut(ws: Path) -> None:
 
 async def test_no_cut_marker_when_everything_fits(ws: Path) -> None:
     write(ws, "a.txt", "match\n")
-    assert "not shown" not in (await call(make_ctx(ws), "list_files", max_results=1)).content
+    assert "not shown" not in (await call(ctx_for(ws), "list_files", max_results=1)).content
     assert (
-        "not shown" not in (await call(make_ctx(ws), "search", pattern="m", max_results=1)).content
+        "not shown" not in (await call(ctx_for(ws), "search", pattern="m", max_results=1)).content
     )
 
 
 async def test_list_max_results_clamped_to_hard_cap(ws: Path) -> None:
     for i in range(LIST_MAX_RESULTS + 5):
         (ws / f"f{i:05}").touch()
-    result = await call(make_ctx(ws), "list_files", max_results=10**9)
+    result = await call(ctx_for(ws), "list_files", max_results=10**9)
     assert not result.is_error
     rows = [line for line in result.content.splitlines() if not line.startswith("[")]
     assert len(rows) == LIST_MAX_RESULTS
@@ -317,7 +294,7 @@ async def test_list_max_results_clamped_to_hard_cap(ws: Path) -> None:
 
 async def test_search_max_results_clamped_to_hard_cap(ws: Path) -> None:
     write(ws, "big.txt", "hit\n" * (SEARCH_MAX_RESULTS + 10))
-    result = await call(make_ctx(ws), "search", pattern="hit", max_results=10**9)
+    result = await call(ctx_for(ws), "search", pattern="hit", max_results=10**9)
     assert not result.is_error
     rows = [line for line in result.content.splitlines() if not line.startswith("[")]
     assert len(rows) == SEARCH_MAX_RESULTS
@@ -326,7 +303,7 @@ async def test_search_max_results_clamped_to_hard_cap(ws: Path) -> None:
 
 async def test_long_matching_line_is_cut(ws: Path) -> None:
     write(ws, "long.txt", "needle " + "x" * 5000 + " TAILEND\n")
-    (line,) = await searched(make_ctx(ws), "needle")
+    (line,) = await searched(ctx_for(ws), "needle")
     assert line.startswith("long.txt:1: needle xxx")
     assert "TAILEND" not in line
     assert line.endswith("…")
@@ -338,7 +315,7 @@ async def test_long_matching_line_is_cut(ws: Path) -> None:
 
 async def test_bad_regex_is_invalid_arguments(ws: Path) -> None:
     write(ws, "a.txt")
-    result = await call(make_ctx(ws), "search", pattern="(")
+    result = await call(ctx_for(ws), "search", pattern="(")
     assert result.code == "invalid_arguments"
     assert result.content.startswith("pattern:")
     assert str(ws) not in result.content
@@ -350,7 +327,7 @@ async def test_bad_glob_is_invalid_arguments(ws: Path, tool: str) -> None:
     args: dict[str, Any] = {"glob": "["}
     if tool == "search":
         args["pattern"] = "hello"
-    result = await run_tool(tool, args, make_ctx(ws))
+    result = await run_tool(tool, args, ctx_for(ws))
     assert result.code == "invalid_arguments"
     assert result.content.startswith("glob:")
     assert str(ws) not in result.content
@@ -368,14 +345,14 @@ async def test_bad_glob_is_invalid_arguments(ws: Path, tool: str) -> None:
     ],
 )
 async def test_bad_search_arguments(ws: Path, args: dict[str, Any]) -> None:
-    result = await run_tool("search", args, make_ctx(ws))
+    result = await run_tool("search", args, ctx_for(ws))
     assert result.is_error
     assert result.code in ("invalid_arguments", "absolute_path", "outside_workspace")
 
 
 async def test_missing_folder_is_not_found(ws: Path) -> None:
-    assert (await call(make_ctx(ws), "list_files", path="nope")).code == "not_found"
-    assert (await call(make_ctx(ws), "search", pattern="x", path="nope")).code == "not_found"
+    assert (await call(ctx_for(ws), "list_files", path="nope")).code == "not_found"
+    assert (await call(ctx_for(ws), "search", pattern="x", path="nope")).code == "not_found"
 
 
 # --- search behaviour -----------------------------------------------------------------------
@@ -385,7 +362,7 @@ async def test_search_single_file_and_folder(ws: Path) -> None:
     write(ws, "src/a.py", "alpha = 1\nbeta = 2\n")
     write(ws, "src/b.py", "alpha = 3\n")
     write(ws, "other/c.py", "alpha = 4\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert await searched(ctx, "alpha", path="src/a.py") == ["src/a.py:1: alpha = 1"]
     assert await searched(ctx, "alpha", path="src") == [
         "src/a.py:1: alpha = 1",
@@ -405,7 +382,7 @@ async def test_glob_filter(ws: Path) -> None:
     write(ws, "src/a.py", "token\n")
     write(ws, "src/b.ts", "token\n")
     write(ws, "docs/c.md", "token\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert await listed(ctx, glob="*.py") == ["src/a.py"]
     assert await listed(ctx, glob="src/**") == ["src/a.py", "src/b.ts"]
     assert paths_of(await searched(ctx, "token", glob="*.ts")) == {"src/b.ts"}
@@ -416,7 +393,7 @@ async def test_glob_filter(ws: Path) -> None:
 
 async def test_case_sensitivity(ws: Path) -> None:
     write(ws, "a.txt", "Hello World\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert await searched(ctx, "hello", case_sensitive=True) == []
     assert await searched(ctx, "Hello", case_sensitive=True) == ["a.txt:1: Hello World"]
     assert await searched(ctx, "hello", case_sensitive=False) == ["a.txt:1: Hello World"]
@@ -425,7 +402,7 @@ async def test_case_sensitivity(ws: Path) -> None:
 
 async def test_secret_on_matching_line_is_redacted(ws: Path) -> None:
     write(ws, "settings.py", f'API_KEY = "{PASSWORD}"  # needle\nother = 1  # needle\n')
-    result = await call(make_ctx(ws), "search", pattern="needle")
+    result = await call(ctx_for(ws), "search", pattern="needle")
     assert PASSWORD not in result.content
     assert 'settings.py:1: API_KEY = "[REDACTED:assignment]"  # needle' in result.content
     assert "settings.py:2: other = 1  # needle" in result.content
@@ -435,7 +412,7 @@ async def test_secret_on_matching_line_is_redacted(ws: Path) -> None:
 
 async def test_search_shows_lines_for_references(ws: Path) -> None:
     write(ws, "a.py", "x\nneedle\n")
-    result = await call(make_ctx(ws), "search", pattern="needle")
+    result = await call(ctx_for(ws), "search", pattern="needle")
     assert [(s.path, s.start, s.end) for s in result.seen] == [("a.py", 2, 2)]
 
 
@@ -444,7 +421,7 @@ async def test_search_shows_lines_for_references(ws: Path) -> None:
 
 async def test_output_paths_are_workspace_relative(ws: Path) -> None:
     write(ws, "src/deep/a.py", "needle\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     for result in [
         await call(ctx, "list_files"),
         await call(ctx, "list_files", path="src"),
@@ -472,7 +449,7 @@ def two_roots(tmp_path: Path) -> tuple[Path, Path]:
 
 
 async def test_multi_root_list_and_search(two_roots: tuple[Path, Path]) -> None:
-    ctx = make_ctx(*two_roots)
+    ctx = ctx_for(two_roots)
     assert await listed(ctx) == ["a/src/main.py", "b/file.txt"]
     assert await listed(ctx, path="b") == ["b/file.txt"]
     assert await listed(ctx, path="a/src") == ["a/src/main.py"]
@@ -485,7 +462,7 @@ async def test_multi_root_list_and_search(two_roots: tuple[Path, Path]) -> None:
 
 
 async def test_multi_root_read_file(two_roots: tuple[Path, Path]) -> None:
-    ctx = make_ctx(*two_roots)
+    ctx = ctx_for(two_roots)
     result = await call(ctx, "read_file", path="b/file.txt")
     assert not result.is_error
     assert "needle in b" in result.content
@@ -503,7 +480,7 @@ async def test_multi_root_read_file(two_roots: tuple[Path, Path]) -> None:
 async def test_multi_root_path_needs_folder_prefix(
     two_roots: tuple[Path, Path], tool: str, args: dict[str, Any]
 ) -> None:
-    result = await run_tool(tool, args, make_ctx(*two_roots))
+    result = await run_tool(tool, args, ctx_for(two_roots))
     assert result.code == "not_found"
     assert "(a, b)" in result.content
     assert str(two_roots[0].parent) not in result.content
@@ -554,7 +531,7 @@ async def test_listing_agrees_with_the_path_by_path_rules(ws: Path) -> None:
         for name in names:
             write(ws, f"{folder}/{name}" if folder else name, "x\n")
     deny = ["a/sub/deep/prod.*", "**/b/**/config.json"]
-    ctx = make_ctx(ws, deny=deny)
+    ctx = ctx_for(ws, deny=deny)
     shown = set(await listed(ctx, max_results=LIST_MAX_RESULTS))
     root = ctx.workspace.roots[0]
     deny_spec = pathspec.GitIgnoreSpec.from_lines(deny)
@@ -588,7 +565,7 @@ async def test_a_deeper_negation_re_includes_a_file(ws: Path) -> None:
     write(ws, ".gitignore", "*.log\n")
     write(ws, "a/.gitignore", "!debug.log\n")
     write(ws, "a/debug.log", "x\n")
-    assert "a/debug.log" in await listed(make_ctx(ws))
+    assert "a/debug.log" in await listed(ctx_for(ws))
 
 
 async def test_folder_handles_held_during_a_listing_are_all_closed(ws: Path) -> None:
@@ -598,7 +575,7 @@ async def test_folder_handles_held_during_a_listing_are_all_closed(ws: Path) -> 
         write(ws, f"d{i % 7}/sub{i}/f.py")
     write(ws, "d1/.gitignore", "sub8/\n")
     write(ws, "d2/.gitignore/oops", "a folder named .gitignore is no ignore file\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     await call(ctx, "list_files")  # warm-up: imports, caches
     before = sorted(os.listdir("/proc/self/fd"))
     shown = await listed(ctx, max_results=LIST_MAX_RESULTS)
@@ -633,7 +610,7 @@ async def test_rg_is_reaped_without_starting_a_thread_per_call(
     no rg is left behind unreaped, whether it ended by itself or was stopped early."""
     for i in range(300):
         write(ws, f"d{i % 9}/f{i}.txt", "needle\n" * 3)
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     await call(ctx, "list_files")  # warm-up: imports, the worker pool
     started: list[str] = []
     real_start = threading.Thread.start
@@ -665,7 +642,7 @@ async def test_rg_runs_are_reaped_where_pidfds_are_unavailable(
     monkeypatch.setattr(os, "pidfd_open", no_pidfd)
     for i in range(300):
         write(ws, f"d{i % 9}/f{i}.txt", "needle\n" * 3)
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     assert len(await listed(ctx, max_results=LIST_MAX_RESULTS)) == 300
     full = await call(ctx, "search", pattern="needle", max_results=5)
     assert not full.is_error and "more" in full.content, full.content
@@ -686,7 +663,7 @@ async def test_listing_leaves_a_core_to_lantern_s_own_checks(
         return await real_start(args, opened, stdin=stdin)
 
     monkeypatch.setattr(ripgrep, "start", spy)
-    assert await listed(make_ctx(ws)) == ["a/b.py"]
+    assert await listed(ctx_for(ws)) == ["a/b.py"]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     (args,) = started
     assert f"--threads={max(1, min((cores or 1) - 1, 12))}" in args

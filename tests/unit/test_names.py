@@ -16,12 +16,10 @@ import pytest
 from lantern.approvals.approver import (
     ApprovalRequest,
     Decision,
-    Fixed,
     Remembering,
     WorkspaceGrants,
 )
 from lantern.errors import ToolError
-from lantern.tools.base import ToolContext
 from lantern.tools.registry import run_tool
 from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.jail import Identity
@@ -35,6 +33,9 @@ from lantern.workspace.names import (
 )
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import Workspace
+
+from tests.conftest import ctx_for
+from tests.prompts import Recorder
 
 FOLDS = Names(folds=True)
 
@@ -205,27 +206,17 @@ def _req(path: str, names: Names, *, folder: bool = False) -> ApprovalRequest:
     )
 
 
-class _Answers:
-    def __init__(self, answer: Decision) -> None:
-        self.answer = answer
-        self.asked: list[str] = []
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request.path)
-        return self.answer
-
-
 async def test_grants_and_allow_globs_follow_the_roots_folding(tmp_path: Path) -> None:
     grants = WorkspaceGrants(tmp_path / "approvals.json")
-    prompt = _Answers(Decision.ALLOW_CONVERSATION)
+    prompt = Recorder(Decision.ALLOW_CONVERSATION)
     gate = Remembering(prompt, allow_globs=["docs/**"], grants=grants)
     # A conversation grant on one spelling covers the other where the disk folds...
     assert (await gate.decide(_req("Notes.txt", FOLDS))).decision.allowed
     assert (await gate.decide(_req("NOTES.TXT", FOLDS))).decision.allowed
-    assert prompt.asked == ["Notes.txt"]
+    assert prompt.paths == ["Notes.txt"]
     # ...and not where it does not.
     assert (await gate.decide(_req("NOTES.TXT", EXACT))).decision.allowed
-    assert prompt.asked == ["Notes.txt", "NOTES.TXT"]
+    assert prompt.paths == ["Notes.txt", "NOTES.TXT"]
     # approval.allow globs: `DOCS/x` is `docs/x` only on a folding disk.
     assert (await gate.decide(_req("DOCS/a.md", FOLDS))).by == "auto"
     assert (await gate.decide(_req("DOCS/b.md", EXACT))).by == "user"
@@ -255,7 +246,7 @@ async def test_a_name_is_refused_in_either_form(
     (tmp_path / "plain.txt").write_text("plain")
     if rules:
         (tmp_path / ".gitignore").write_text(rules)
-    ctx = ToolContext(Workspace([tmp_path], Policy(deny)), Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for(tmp_path, deny=deny)
     read = await run_tool("read_file", {"path": name}, ctx)
     assert read.is_error and read.code in ("sensitive_path", "ignored_path"), read.content
     listed = await run_tool("list_files", {}, ctx)
@@ -283,7 +274,7 @@ async def test_a_folder_grant_in_one_root_never_covers_a_root_named_in_another_c
     tmp_path: Path,
 ) -> None:
     grants = WorkspaceGrants(tmp_path / "approvals.json")
-    prompt = _Answers(Decision.ALLOW_CONVERSATION)
+    prompt = Recorder(Decision.ALLOW_CONVERSATION)
     gate = Remembering(prompt, grants=grants)
     first = _req("App/src", FOLDS, folder=True)
     other = _req("app/src", FOLDS, folder=True)
@@ -291,6 +282,9 @@ async def test_a_folder_grant_in_one_root_never_covers_a_root_named_in_another_c
     other = dataclasses.replace(other, root_named=True)
     assert (await gate.decide(first)).decision.allowed
     assert (await gate.decide(other)).decision.allowed
-    assert prompt.asked == ["App/src", "app/src"]  # two roots: asked twice
+    assert prompt.paths == ["App/src", "app/src"]  # two roots: asked twice
     assert (await gate.decide(dataclasses.replace(first, path="App/SRC/x"))).by == "user"
-    assert prompt.asked == ["App/src", "app/src"]  # the same root, folded below its name
+    assert prompt.paths == [
+        "App/src",
+        "app/src",
+    ]  # the same root, folded below its name

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lantern.approvals.approver import Decision, Fixed
-from lantern.tools.base import ToolContext, ToolResult
+from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
-from lantern.workspace.roots import Workspace
 from lantern.workspace.text import MAX_OUTPUT_BYTES
+
+from tests.conftest import ctx_for, rows
 
 # One small file per language and the lines its outline must show, in file order.
 FIXTURES: dict[str, tuple[str, list[str]]] = {
@@ -220,17 +220,8 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def ctx_for(root: Path) -> ToolContext:
-    return ToolContext(Workspace([root]), Fixed(Decision.ALLOW_ONCE))
-
-
 async def outline(root: Path, path: str) -> ToolResult:
     return await run_tool("outline", {"path": path}, ctx_for(root))
-
-
-def rows(result: ToolResult) -> list[str]:
-    assert not result.is_error, result.content
-    return [line for line in result.content.splitlines() if not line.startswith("[")]
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
@@ -306,7 +297,7 @@ async def test_every_root_of_a_multi_root_workspace(tmp_path: Path) -> None:
         (tmp_path / name).mkdir()
     (tmp_path / "api" / "server.py").write_text("def serve(): pass\n", "utf-8")
     (tmp_path / "web" / "client.js").write_text("function fetchAll() {}\n", "utf-8")
-    ctx = ToolContext(Workspace([tmp_path / "api", tmp_path / "web"]), Fixed(Decision.ALLOW_ONCE))
+    ctx = ctx_for([tmp_path / "api", tmp_path / "web"])
     result = await run_tool("outline", {"path": "."}, ctx)
     assert rows(result) == [
         "api/server.py:1-1 function serve  def serve():",

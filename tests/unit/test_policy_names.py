@@ -94,9 +94,9 @@ def _write_all(root: Path) -> None:
 
 
 async def test_read_file_refuses_every_secret_name_and_reads_the_rest(
-    ctx: ToolContext, workspace_dir: Path
+    ctx: ToolContext, ws: Path
 ) -> None:
-    _write_all(workspace_dir)
+    _write_all(ws)
     for rel in REFUSED:
         result = await run(ctx, "read_file", {"path": rel})
         assert result.is_error and result.code == "sensitive_path", (rel, result.content)
@@ -107,10 +107,8 @@ async def test_read_file_refuses_every_secret_name_and_reads_the_rest(
         assert CANARY in result.content
 
 
-async def test_list_and_search_never_show_a_secret_name(
-    ctx: ToolContext, workspace_dir: Path
-) -> None:
-    _write_all(workspace_dir)
+async def test_list_and_search_never_show_a_secret_name(ctx: ToolContext, ws: Path) -> None:
+    _write_all(ws)
     listing = await run(ctx, "list_files", {"path": ".", "max_results": 1000})
     assert not listing.is_error, listing.content
     for rel in REFUSED:

@@ -30,19 +30,16 @@ from typing import Any
 
 import pytest
 from lantern.approvals.approver import (
-    ApprovalRequest,
     Decision,
-    Fixed,
     Remembering,
     WorkspaceGrants,
 )
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.workspace import jail
-from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
 
-from tests.conftest import run
+from tests.conftest import ctx_for, run
 from tests.hang import HANG_S
+from tests.prompts import Recorder
 
 NOBODY = 65534
 
@@ -320,8 +317,7 @@ def layout(request: pytest.FixtureRequest) -> Layout:
 
 @pytest.fixture
 def actx(layout: Layout) -> ToolContext:
-    workspace = Workspace([layout.ws], Policy(["secrets/**"]))
-    return ToolContext(workspace, Fixed(Decision.ALLOW_ONCE))
+    return ctx_for(layout.ws, deny=["secrets/**"])
 
 
 @pytest.fixture
@@ -619,22 +615,10 @@ async def test_workspace_root_swapped_for_a_link_after_start(
 # --- a file swapped after approval -----------------------------------------------------------
 
 
-class Recorder:
-    """A prompt that answers from a script and records what it was asked."""
-
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.asked: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request)
-        return self.answers.pop(0)
-
-
 async def test_file_swapped_after_approval(jail_mode: str, layout: Layout) -> None:
     recorder = Recorder(Decision.ALLOW_CONVERSATION, Decision.DENY)
     gate = Remembering(recorder, grants=WorkspaceGrants(layout.tmp / "grants.json"))
-    ctx = ToolContext(Workspace([layout.ws]), gate, conversation_id="c1")
+    ctx = ctx_for(layout.ws, gate)
     notes = layout.ws / "notes.txt"
     # Keep the approved file's inode alive so the file system cannot hand the same
     # number to the replacement (that would be a different test: inode reuse).
@@ -642,10 +626,10 @@ async def test_file_swapped_after_approval(jail_mode: str, layout: Layout) -> No
     try:
         first = await run(ctx, "read_file", {"path": "notes.txt"})
         assert not first.is_error and "1│meeting notes" in first.content
-        assert [r.path for r in recorder.asked] == ["notes.txt"]
+        assert recorder.paths == ["notes.txt"]
 
         again = await run(ctx, "read_file", {"path": "notes.txt"})
-        assert not again.is_error and len(recorder.asked) == 1, "remembered for the conversation"
+        assert not again.is_error and len(recorder.requests) == 1, "remembered for the conversation"
 
         swap = layout.ws / ".swap"
         os.symlink(layout.outside / "canary.txt", swap)
@@ -653,16 +637,16 @@ async def test_file_swapped_after_approval(jail_mode: str, layout: Layout) -> No
         linked = await run(ctx, "read_file", {"path": "notes.txt"})
         assert linked.is_error and linked.code == "symlink", linked.content
         assert_clean(linked, layout, "swap-symlink")
-        assert len(recorder.asked) == 1
+        assert len(recorder.requests) == 1
 
         replacement = canary()
         layout.canaries["replacement"] = replacement
         swap.write_text(f"{replacement}\n")
         os.replace(swap, notes)
         swapped = await run(ctx, "read_file", {"path": "notes.txt"})
-        assert len(recorder.asked) == 2, "a different file at the same path is asked about again"
-        assert recorder.asked[1].path == "notes.txt"
-        assert recorder.asked[1].identity != recorder.asked[0].identity
+        assert len(recorder.requests) == 2, "a different file at the same path is asked about again"
+        assert recorder.requests[1].path == "notes.txt"
+        assert recorder.requests[1].identity != recorder.requests[0].identity
         assert swapped.is_error and swapped.code == "denied_by_user", swapped.content
         assert_clean(swapped, layout, "swap-file")
     finally:

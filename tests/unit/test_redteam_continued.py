@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from lantern.workspace.redact.redactor import redact
 
-from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
-
-__all__ = ["ws"]
+from tests.conftest import call, ctx_for, write
+from tests.unit.test_list_search import CANARY
 
 SECRET = "Xk9#mP2q" + CANARY  # random-looking: digits, symbols, both cases
 
@@ -53,7 +52,7 @@ def test_ordinary_code_below_a_name_is_left_alone(text: str) -> None:
 async def test_read_file_window_and_search_hide_the_value(ws: Path, name: str) -> None:
     text = "# settings\n" + "x = 1\n" * 30 + _CASES[name]
     write(ws, "conf/settings.txt", text)
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     lines = _CASES[name].splitlines()
     value_line = 31 + next(i for i, line in enumerate(lines, 1) if SECRET in line)
     windows = [

@@ -16,16 +16,15 @@ import pytest
 from lantern.workspace.ignore.compiled import CompiledRules
 from lantern.workspace.ignore.patterns import NameGlob, parse_line
 
-from tests.unit.test_list_search import CANARY, call, make_ctx, write, ws
-
-__all__ = ["ws"]
+from tests.conftest import call, ctx_for, write
+from tests.unit.test_list_search import CANARY
 
 HANG_GUARD_S = 60
 
 
 async def test_a_deep_path_against_nested_double_stars_returns(ws: Path) -> None:
     write(ws, ".gitignore", "**/a/**/a/**/a/**/c\n**/a/**/b/**/c/\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     deep = "/".join(["a"] * 2047)
     for tool in ("read_file", "list_files", "search"):
         args = {"path": deep, **({"pattern": "x"} if tool == "search" else {})}
@@ -37,7 +36,7 @@ async def test_thousands_of_double_star_rules_and_a_deep_path_return(ws: Path) -
     rules = [f"**/a/**/b{i}/**/c" for i in range(3000)]
     write(ws, ".gitignore", "\n".join(rules) + "\n")
     write(ws, "a/x/b17/y/c", f"{CANARY}\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     deep = "/".join(["a"] * 2047)
     result = await asyncio.wait_for(call(ctx, "read_file", path=deep), HANG_GUARD_S)
     assert result.code == "not_found", result.content
@@ -50,7 +49,7 @@ async def test_nested_double_stars_still_ignore_what_git_ignores(ws: Path) -> No
     write(ws, "a/b/c", f"{CANARY}\n")
     write(ws, "src/p/gen/q/r.tmp", f"{CANARY}\n")
     write(ws, "a/c/b", f"{CANARY} shown\n")
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     for path in ("x/a/y/b/z/c", "a/b/c", "src/p/gen/q/r.tmp"):
         assert (await call(ctx, "read_file", path=path)).code == "ignored_path"
     found = await call(ctx, "search", pattern=CANARY)

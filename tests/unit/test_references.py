@@ -25,35 +25,30 @@ from lantern.approvals.approver import Decision, Fixed
 from lantern.tools.base import SeenSpan, ToolContext
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import run
+from tests.conftest import run, write
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
 APP = "".join(f"line {n}\n" for n in range(1, 31))  # 30 lines, "line 30" is 7 chars
 
 
-@pytest.fixture
-def ws_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "ws"
-    (folder / "src").mkdir(parents=True)
-    (folder / "src" / "app.py").write_text(APP)
-    (folder / "src" / "short.py").write_text("one\ntwo\nthree")  # no final newline
-    (folder / ".env").write_text("TOKEN=x\n")
-    (folder / ".env.example").write_text("TOKEN=\n")
-    (tmp_path / "outside.txt").write_text("secret\n")
-    return folder
+@pytest.fixture(autouse=True)
+def sources(ws: Path, tmp_path: Path) -> None:
+    """What every test here finds in `ws` (and a file next to it, outside)."""
+    write(ws, "src/app.py", APP)
+    write(ws, "src/short.py", "one\ntwo\nthree")  # no final newline
+    write(ws, ".env", "TOKEN=x\n")
+    write(ws, ".env.example", "TOKEN=\n")
+    write(tmp_path, "outside.txt", "secret\n")
 
 
-@pytest.fixture
-def ws(ws_dir: Path) -> Workspace:
-    return Workspace([ws_dir])
+def resolve(answer: str, where: Path | Workspace, seen: SeenLines | None = None) -> list[Reference]:
+    """The references in `answer`, checked in `where` (a folder, or a whole workspace)."""
+    workspace = where if isinstance(where, Workspace) else Workspace([where])
+    return resolve_references(answer, workspace, seen or SeenLines())
 
 
-def resolve(answer: str, ws: Workspace, seen: SeenLines | None = None) -> list[Reference]:
-    return resolve_references(answer, ws, seen or SeenLines())
-
-
-def one(answer: str, ws: Workspace, seen: SeenLines | None = None) -> Reference:
-    refs = resolve(answer, ws, seen)
+def one(answer: str, where: Path | Workspace, seen: SeenLines | None = None) -> Reference:
+    refs = resolve(answer, where, seen)
     assert len(refs) == 1, refs
     return refs[0]
 
@@ -134,7 +129,7 @@ def test_several_citations_in_order_with_exact_spans() -> None:
     assert [f[3] for f in found] == sorted(f[3] for f in found)
 
 
-def test_markdown_link_label_and_target_give_one_reference(ws: Workspace) -> None:
+def test_markdown_link_label_and_target_give_one_reference(ws: Path) -> None:
     answer = "Open [src/app.py:4-6](src/app.py#L4-L6) now."
     ref = one(answer, ws)
     assert answer[ref.span[0] : ref.span[1]] == "src/app.py:4-6"
@@ -144,13 +139,13 @@ def test_markdown_link_label_and_target_give_one_reference(ws: Workspace) -> Non
 # --- verifying -------------------------------------------------------------------------------
 
 
-def test_verified_reference(ws: Workspace, ws_dir: Path) -> None:
+def test_verified_reference(ws: Path) -> None:
     answer = "The loop is at src/app.py:12-30."
     ref = one(answer, ws)
     assert ref.verified
     assert not ref.seen
     assert ref.path == "src/app.py"
-    assert ref.uri == (ws_dir / "src" / "app.py").resolve().as_uri()
+    assert ref.uri == (ws / "src" / "app.py").resolve().as_uri()
     assert ref.to_dict() == {
         "uri": ref.uri,
         "range": {"start": {"line": 11, "character": 0}, "end": {"line": 29, "character": 7}},
@@ -165,7 +160,7 @@ def test_verified_reference(ws: Workspace, ws_dir: Path) -> None:
     json.dumps(ref.to_dict())
 
 
-def test_last_line_without_newline_counts(ws: Workspace) -> None:
+def test_last_line_without_newline_counts(ws: Path) -> None:
     ref = one("src/short.py:3", ws)
     assert ref.verified
     assert ref.to_dict()["range"] == {
@@ -193,7 +188,7 @@ def test_last_line_without_newline_counts(ws: Workspace) -> None:
         ("src/:1", "src/"),
     ],
 )
-def test_unverified(ws: Workspace, answer: str, path: str | None) -> None:
+def test_unverified(ws: Path, answer: str, path: str | None) -> None:
     refs = resolve(answer, ws)
     if path is None:  # `src` has no `.` or `/`: not even a citation
         assert refs == []
@@ -211,50 +206,49 @@ def test_unverified(ws: Workspace, answer: str, path: str | None) -> None:
         assert data["verified"] is False
 
 
-def test_folder_citation_is_unverified(ws: Workspace) -> None:
+def test_folder_citation_is_unverified(ws: Path) -> None:
     ref = one("see src/app.py/:1 and", ws)
     assert not ref.verified
 
 
-def test_env_template_is_verified(ws: Workspace) -> None:
+def test_env_template_is_verified(ws: Path) -> None:
     assert one(".env.example:1", ws).verified
 
 
-def test_symlinks_are_never_followed(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
-    (ws_dir / "link.py").symlink_to(ws_dir / "src" / "app.py")
-    (ws_dir / "out.txt").symlink_to(tmp_path / "outside.txt")
-    (ws_dir / "dirlink").symlink_to(ws_dir / "src", target_is_directory=True)
+def test_symlinks_are_never_followed(ws: Path, tmp_path: Path) -> None:
+    (ws / "link.py").symlink_to(ws / "src" / "app.py")
+    (ws / "out.txt").symlink_to(tmp_path / "outside.txt")
+    (ws / "dirlink").symlink_to(ws / "src", target_is_directory=True)
     refs = resolve("link.py:1, out.txt:1 and dirlink/app.py:1", ws)
     assert [r.path for r in refs] == ["link.py", "out.txt", "dirlink/app.py"]
     assert not any(r.verified or r.uri for r in refs)
 
 
-def test_non_regular_files_are_unverified(ws: Workspace, ws_dir: Path) -> None:
-    os.mkfifo(ws_dir / "pipe.txt")
+def test_non_regular_files_are_unverified(ws: Path) -> None:
+    os.mkfifo(ws / "pipe.txt")
     ref = one("pipe.txt:1", ws)  # must not hang: opened non-blocking, refused
     assert not ref.verified
 
 
-def test_hard_link_is_unverified(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
-    os.link(tmp_path / "outside.txt", ws_dir / "hard.txt")
+def test_hard_link_is_unverified(ws: Path, tmp_path: Path) -> None:
+    os.link(tmp_path / "outside.txt", ws / "hard.txt")
     assert not one("hard.txt:1", ws).verified
 
 
-def test_ignored_file_is_unverified(ws_dir: Path) -> None:
-    (ws_dir / ".lanternignore").write_text("secret/\n")
-    (ws_dir / "secret").mkdir()
-    (ws_dir / "secret" / "notes.md").write_text("a\n")
-    ws = Workspace([ws_dir])
+def test_ignored_file_is_unverified(ws: Path) -> None:
+    (ws / ".lanternignore").write_text("secret/\n")
+    (ws / "secret").mkdir()
+    (ws / "secret" / "notes.md").write_text("a\n")
     assert not one("secret/notes.md:1", ws).verified
 
 
-def test_binary_file_is_unverified(ws: Workspace, ws_dir: Path) -> None:
-    (ws_dir / "blob.bin").write_bytes(b"a\nb\0c\n")
+def test_binary_file_is_unverified(ws: Path) -> None:
+    (ws / "blob.bin").write_bytes(b"a\nb\0c\n")
     assert not one("blob.bin:1", ws).verified
 
 
-def test_utf16_file_lines_and_utf16_lengths(ws: Workspace, ws_dir: Path) -> None:
-    (ws_dir / "wide.txt").write_text("héllo\r\nwörld 😀\n", encoding="utf-16")
+def test_utf16_file_lines_and_utf16_lengths(ws: Path) -> None:
+    (ws / "wide.txt").write_text("héllo\r\nwörld 😀\n", encoding="utf-16")
     ref = one("wide.txt:2", ws)
     assert ref.verified
     assert ref.end_width.utf16 == 8  # the emoji is two UTF-16 code units
@@ -263,8 +257,8 @@ def test_utf16_file_lines_and_utf16_lengths(ws: Workspace, ws_dir: Path) -> None
     assert not one("wide.txt:3", ws).verified
 
 
-def test_utf8_bom_and_crlf(ws: Workspace, ws_dir: Path) -> None:
-    (ws_dir / "bom.txt").write_bytes(b"\xef\xbb\xbfab\r\ncd\r\n")
+def test_utf8_bom_and_crlf(ws: Path) -> None:
+    (ws / "bom.txt").write_bytes(b"\xef\xbb\xbfab\r\ncd\r\n")
     assert one("bom.txt:1", ws).end_width.utf16 == 2
     assert one("bom.txt:2", ws).end_width.utf8 == 2
     assert not one("bom.txt:3", ws).verified
@@ -283,9 +277,9 @@ NON_ASCII = "naïve café → 😀 done"  # 2-byte, 3-byte and 4-byte UTF-8 char
     ],
 )
 def test_range_end_is_counted_in_the_position_encoding(
-    ws: Workspace, ws_dir: Path, encoding: str | None, end: int
+    ws: Path, encoding: str | None, end: int
 ) -> None:
-    (ws_dir / "text.md").write_text(f"first\n{NON_ASCII}\nlast\n", "utf-8")
+    (ws / "text.md").write_text(f"first\n{NON_ASCII}\nlast\n", "utf-8")
     ref = one("text.md:1-2", ws)
     assert ref.to_dict(encoding)["range"] == {
         "start": {"line": 0, "character": 0},
@@ -293,7 +287,7 @@ def test_range_end_is_counted_in_the_position_encoding(
     }
 
 
-def test_span_is_counted_in_the_position_encoding(ws: Workspace) -> None:
+def test_span_is_counted_in_the_position_encoding(ws: Path) -> None:
     answer = f"{NON_ASCII}: src/app.py:3 and 😀 src/nope.py:1."
     refs = resolve(answer, ws)
     assert [r.verified for r in refs] == [True, False]
@@ -308,41 +302,41 @@ def test_span_is_counted_in_the_position_encoding(ws: Workspace) -> None:
         assert answer.encode("utf-16-le")[2 * lo : 2 * hi] == text.encode("utf-16-le")  # JS
 
 
-def test_invalid_utf8_line_is_measured_in_bytes_as_stored(ws: Workspace, ws_dir: Path) -> None:
-    (ws_dir / "latin1.txt").write_bytes("caf\xe9 ok\n".encode("latin-1"))
+def test_invalid_utf8_line_is_measured_in_bytes_as_stored(ws: Path) -> None:
+    (ws / "latin1.txt").write_bytes("caf\xe9 ok\n".encode("latin-1"))
     ref = one("latin1.txt:1", ws)
     assert ref.to_dict("utf-8")["range"]["end"]["character"] == 7  # type: ignore[index]
     assert ref.to_dict("utf-16")["range"]["end"]["character"] == 7  # type: ignore[index]
 
 
-def test_empty_file_has_no_lines(ws: Workspace, ws_dir: Path) -> None:
-    (ws_dir / "empty.txt").write_text("")
+def test_empty_file_has_no_lines(ws: Path) -> None:
+    (ws / "empty.txt").write_text("")
     assert not one("empty.txt:1", ws).verified
 
 
-def test_large_file_counts_lines_within_the_cap(ws: Workspace, ws_dir: Path) -> None:
+def test_large_file_counts_lines_within_the_cap(ws: Path) -> None:
     line = b"x" * 1023 + b"\n"
-    (ws_dir / "big.log").write_bytes(line * (8 * 1024 + 10))  # 8 MiB + 10 lines
+    (ws / "big.log").write_bytes(line * (8 * 1024 + 10))  # 8 MiB + 10 lines
     refs = resolve("big.log:1 big.log:8192 big.log:8193", ws)
     assert [r.verified for r in refs] == [True, True, False]
     assert refs[1].end_width.utf16 == 1023
 
 
-def test_several_lines_of_one_file_are_measured(ws: Workspace, ws_dir: Path) -> None:
+def test_several_lines_of_one_file_are_measured(ws: Path) -> None:
     def width(n: int) -> int:
         return n % 53 + 1
 
     body = "".join(f"{'x' * width(n)}\r\n" for n in range(1, 100_001))  # ~2.8 MB, 43 chunks
-    (ws_dir / "wide.md").write_text(body, newline="")
+    (ws / "wide.md").write_text(body, newline="")
     refs = resolve("wide.md:70000, wide.md:3 and wide.md:40000-41000 then wide.md:1", ws)
     assert [(r.end_line, r.end_width.utf8) for r in refs] == [
         (n, width(n)) for n in (70000, 3, 41000, 1)
     ]
 
 
-def test_large_utf16_file_counts_lines_within_the_cap(ws: Workspace, ws_dir: Path) -> None:
+def test_large_utf16_file_counts_lines_within_the_cap(ws: Path) -> None:
     line = "é" * 511 + "\n"  # 1 KiB in UTF-16
-    (ws_dir / "big16.txt").write_bytes(codecs.BOM_UTF16_LE + (line * 8200).encode("utf-16-le"))
+    (ws / "big16.txt").write_bytes(codecs.BOM_UTF16_LE + (line * 8200).encode("utf-16-le"))
     refs = resolve("big16.txt:8191 big16.txt:8192 big16.txt:8193", ws)  # the BOM shifts the cap
     assert [r.verified for r in refs] == [True, False, False]
     assert refs[0].end_width.utf16 == 511
@@ -364,9 +358,9 @@ SHAPES = {
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
 async def test_references_count_lines_as_read_file_numbers_them(
-    ctx: ToolContext, workspace_dir: Path, name: str
+    ctx: ToolContext, ws: Path, name: str
 ) -> None:
-    (workspace_dir / name).write_bytes(SHAPES[name])
+    (ws / name).write_bytes(SHAPES[name])
     shown = (await run(ctx, "read_file", {"path": name})).content
     found = re.search(r" of (\d+)\]", shown)
     total = int(found[1]) if found else 0
@@ -378,17 +372,17 @@ async def test_references_count_lines_as_read_file_numbers_them(
 
 
 async def test_check_references_reads_off_the_event_loop(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     readers = _record_readers(monkeypatch)
-    refs = await check_references("See src/app.py:3.", ws, SeenLines())
+    refs = await check_references("See src/app.py:3.", Workspace([ws]), SeenLines())
     assert [r.verified for r in refs] == [True]
     assert readers and threading.get_ident() not in readers
-    assert await check_references("", ws, SeenLines()) == []
+    assert await check_references("", Workspace([ws]), SeenLines()) == []
 
 
 async def test_the_agent_checks_references_off_the_event_loop(
-    fake: FakeOpenAI, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    fake: FakeOpenAI, ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A slow disk while the answer's citations are checked must not stall other requests."""
     fake.add_turns([Turn(content="It is at src/app.py:3-4.")])
@@ -397,7 +391,7 @@ async def test_the_agent_checks_references_off_the_event_loop(
         model="fake-model", base_url=fake.base_url, api_key="x", request_timeout=10, max_retries=0
     )
     try:
-        bot = Agent(model=model, workspace=ws, approvals=Fixed(Decision.ALLOW_ONCE))
+        bot = Agent(model=model, workspace=Workspace([ws]), approvals=Fixed(Decision.ALLOW_ONCE))
         result = await bot.ask("Where?", Conversation())
     finally:
         await model.close()
@@ -418,9 +412,9 @@ def _record_readers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return readers
 
 
-def test_no_absolute_path_in_path_fields(ws: Workspace, ws_dir: Path, tmp_path: Path) -> None:
+def test_no_absolute_path_in_path_fields(ws: Path, tmp_path: Path) -> None:
     answer = (
-        f"src/app.py:1 ./src/app.py:2 {ws_dir}/src/app.py:3 /etc/passwd:1 "
+        f"src/app.py:1 ./src/app.py:2 {ws}/src/app.py:3 /etc/passwd:1 "
         f"../outside.txt:1 {tmp_path}/outside.txt:1 ~/x.py:1 src/nope.py:2"
     )
     refs = resolve(answer, ws)
@@ -436,7 +430,7 @@ def test_no_absolute_path_in_path_fields(ws: Workspace, ws_dir: Path, tmp_path: 
 # --- seen ------------------------------------------------------------------------------------
 
 
-def test_seen_and_not_seen(ws: Workspace) -> None:
+def test_seen_and_not_seen(ws: Path) -> None:
     seen = SeenLines()
     seen.add_all([SeenSpan("src/app.py", 1, 10)])
     refs = resolve("src/app.py:3, src/app.py:5-10, src/app.py:8-12, src/app.py:20", ws, seen)
@@ -444,7 +438,7 @@ def test_seen_and_not_seen(ws: Workspace) -> None:
     assert [r.seen for r in refs] == [True, True, False, False]
 
 
-def test_seen_merges_adjacent_ranges(ws: Workspace) -> None:
+def test_seen_merges_adjacent_ranges(ws: Path) -> None:
     seen = SeenLines()
     seen.add("src/app.py", 1, 5)
     seen.add("src/app.py", 6, 10)
@@ -457,7 +451,7 @@ def test_seen_merges_adjacent_ranges(ws: Workspace) -> None:
     assert one("src/app.py:1-25", ws, seen).seen
 
 
-def test_seen_normalises_dot_slash(ws: Workspace) -> None:
+def test_seen_normalises_dot_slash(ws: Path) -> None:
     seen = SeenLines()
     seen.add("src/app.py", 1, 5)
     ref = one("see ./src/app.py:3", ws, seen)
@@ -468,7 +462,7 @@ def test_seen_normalises_dot_slash(ws: Workspace) -> None:
     assert one("src/app.py:3", ws, seen2).seen
 
 
-def test_seen_requires_verified(ws: Workspace) -> None:
+def test_seen_requires_verified(ws: Path) -> None:
     seen = SeenLines()
     seen.add("src/app.py", 1, 100)
     seen.add("src/missing.py", 1, 100)
@@ -538,7 +532,7 @@ def test_multi_root(tmp_path: Path) -> None:
 # --- size ------------------------------------------------------------------------------------
 
 
-def test_long_answer_with_many_citations(ws: Workspace) -> None:
+def test_long_answer_with_many_citations(ws: Path) -> None:
     chunk = "In `src/app.py:3-4` and (src/short.py:2), not at 12:30 or http://h:1. "
     answer = chunk * (200_000 // len(chunk))
     answer += "x" * 50_000 + "a.b" * 20_000 + "[" * 10_000 + "/" * 10_000

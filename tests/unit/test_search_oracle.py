@@ -16,10 +16,8 @@ import pytest
 from lantern.tools.base import ToolResult
 from lantern.tools.ripgrep.recheck import changed_spans
 
+from tests.conftest import call, ctx_for, write
 from tests.hang import HANG_S
-from tests.unit.test_list_search import call, make_ctx, write, ws
-
-__all__ = ["ws"]
 
 # 36 characters after `ghp_`: upper, lower and digits, so every class test has a say.
 BODY = "Qx7" + "mK2pL9vR4tZ8wN1cB6hJ3fD5gS0yU7aE2iOq"[:33]
@@ -54,7 +52,7 @@ def secrets(ws: Path) -> Path:
 
 
 async def _nowhere(ws: Path, *, case_sensitive: bool = False) -> tuple[object, ...]:
-    result = await call(make_ctx(ws), "search", pattern=NOWHERE, case_sensitive=case_sensitive)
+    result = await call(ctx_for(ws), "search", pattern=NOWHERE, case_sensitive=case_sensitive)
     assert result.content.startswith("[no matches for"), result.content
     return _same(result, NOWHERE)
 
@@ -63,7 +61,7 @@ async def _nowhere(ws: Path, *, case_sensitive: bool = False) -> tuple[object, .
 async def test_character_by_character_patterns_reveal_nothing(
     secrets: Path, case_sensitive: bool
 ) -> None:
-    ctx = make_ctx(secrets)
+    ctx = ctx_for(secrets)
     nowhere = await _nowhere(secrets, case_sensitive=case_sensitive)
     patterns = [
         f"ghp_.{{{i}}}{cls}" for i in range(len(BODY)) for cls in ("[A-Z]", "[a-z]", "[0-9]")
@@ -78,7 +76,7 @@ async def test_character_by_character_patterns_reveal_nothing(
 async def test_a_match_inside_an_assignment_value_or_a_key_block_is_no_hit(
     secrets: Path,
 ) -> None:
-    ctx = make_ctx(secrets)
+    ctx = ctx_for(secrets)
     nowhere = await _nowhere(secrets)
     for pattern in [PASSWORD[:5].replace("#", "."), "vQ2", r"\$kP4", BODY[:10], "KCAQEA"]:
         result = await call(ctx, "search", pattern=pattern)
@@ -86,7 +84,7 @@ async def test_a_match_inside_an_assignment_value_or_a_key_block_is_no_hit(
 
 
 async def test_a_match_partly_inside_a_secret_is_no_hit(secrets: Path) -> None:
-    ctx = make_ctx(secrets)
+    ctx = ctx_for(secrets)
     nowhere = await _nowhere(secrets)
     for pattern in ['= "gh', f'{BODY[-3:]}"  # needle', r'GITHUB = "\w', "API_SECRET=h"]:
         result = await call(ctx, "search", pattern=pattern)
@@ -98,7 +96,7 @@ async def test_a_match_that_swallows_the_text_after_a_secret_tells_nothing(
 ) -> None:
     """`X"  # needle|needle`: where the token ends in X the first branch would take the
     whole tail; every guess must give the same result."""
-    ctx = make_ctx(secrets)
+    ctx = ctx_for(secrets)
     seen = set()
     for guess in string.ascii_letters + string.digits:
         pattern = f'{guess}"  # needle|needle'
@@ -110,7 +108,7 @@ async def test_a_match_that_swallows_the_text_after_a_secret_tells_nothing(
 
 
 async def test_an_ordinary_match_on_a_secret_line_still_shows_redacted(secrets: Path) -> None:
-    ctx = make_ctx(secrets)
+    ctx = ctx_for(secrets)
     result = await call(ctx, "search", pattern="needle")
     assert 'config.py:1: GITHUB = "[REDACTED:github_token]"  # needle' in result.content
     assert result.redactions == 1
@@ -126,7 +124,7 @@ async def test_an_ordinary_match_on_a_secret_line_still_shows_redacted(secrets: 
 async def test_a_secret_line_does_not_use_up_max_results(ws: Path) -> None:
     """Dropped before counting: `[more matches not shown]` must not hint at it either."""
     write(ws, "a.py", f'T = "{TOKEN}"\nx = 1  # ghp_ mentioned\n')
-    result = await call(make_ctx(ws), "search", pattern="ghp_", max_results=1)
+    result = await call(ctx_for(ws), "search", pattern="ghp_", max_results=1)
     assert result.content.splitlines()[1:] == ["a.py:2: x = 1  # ghp_ mentioned"]
 
 
@@ -135,7 +133,7 @@ async def test_a_match_next_to_a_lone_cr_line_with_a_secret(ws: Path) -> None:
     one editor line into the next must not make that next line a hit."""
     path = ws / "old.txt"
     path.write_bytes(f'T = "{TOKEN}"\rnext line\n'.encode())
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     nowhere = await _nowhere(ws)
     pattern = f'{BODY[-1]}"\\rnext'
     assert _same(await call(ctx, "search", pattern=pattern), pattern) == nowhere
@@ -148,7 +146,7 @@ async def test_a_line_of_50k_secrets_is_checked_in_linear_time(ws: Path) -> None
     marker, so no hit; checked per match in log time, within the hang guard."""
     tokens = [f"ghp_{i:06d}{BODY[6:]}" for i in range(50_000)]
     write(ws, "dump.txt", " ".join(tokens) + "\nplain line\n")
-    result = await asyncio.wait_for(call(make_ctx(ws), "search", pattern=" "), HANG_S)
+    result = await asyncio.wait_for(call(ctx_for(ws), "search", pattern=" "), HANG_S)
     assert result.content.splitlines()[1:] == ["dump.txt:2: plain line"]
 
 
@@ -173,7 +171,7 @@ async def test_hits_after_dropped_ones_in_the_same_file_still_show(ws: Path) -> 
     for a pattern that matches no secret."""
     lines = [f'T{i} = "{TOKEN[:-2]}{i:02d}"' for i in range(6)]
     write(ws, "a.py", "\n".join([*lines, "ghp_ in a comment", ""]))
-    ctx = make_ctx(ws)
+    ctx = ctx_for(ws)
     for max_results in (1, 2, 5):
         result = await call(ctx, "search", pattern="ghp_", max_results=max_results)
         assert result.content.splitlines()[1:] == ["a.py:7: ghp_ in a comment"], max_results

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 from lantern.agent.editor_context import EditorContext, Lines, prepare
-from lantern.approvals.approver import ApprovalRequest, Decision
 from lantern.errors import ToolError
 from lantern.session import Session
 from lantern.settings.sources import Settings
 from lantern.settings.trust import narrow
+
+from tests.prompts import Recorder
 
 HOSTILE = {
     "baseUrl": "http://127.0.0.1:9/v1",
@@ -26,15 +27,8 @@ HOSTILE = {
 }
 
 
-class Yes:
-    """A prompt that always allows: these tests are about settings, not approvals."""
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        return Decision.ALLOW_ONCE
-
-
 def session(tmp_path: Path) -> Session:
-    s = Session(Yes(), environ={})
+    s = Session(Recorder(), environ={})  # allows every read: these tests are about settings
     s.set_folders([str(tmp_path)])
     return s
 
