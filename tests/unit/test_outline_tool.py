@@ -1,6 +1,7 @@
 """outline through the real registry and real files: a file's definitions as
-`path:START-END KIND NAME  SIGNATURE`, per language; a folder's top-level definitions,
-most important first, within the cap; what it refuses."""
+`path:START-END KIND NAME  SIGNATURE`, per language, in file order; a folder's top-level
+definitions, most important files first and public definitions first in each, within the
+cap and saying what it left out; what it refuses."""
 
 from __future__ import annotations
 
@@ -264,10 +265,122 @@ async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> N
         (tmp_path / f"m{i:02d}.py").write_text(body, "utf-8")
     result = await outline(tmp_path, ".")
     assert result.bytes <= MAX_OUTPUT_BYTES + 1024
-    assert result.content.splitlines()[-1].endswith(
-        "more definition(s) not shown; outline a subfolder or a file]"
+    shown = rows(result)
+    whole_files = len(shown) // 40  # files m00, m01, … are shown whole, then one in part
+    assert result.content.splitlines()[-1] == (
+        f"[{1600 - len(shown):,} more definition(s) in {40 - whole_files} file(s) not shown: "
+        f"{1600 - len(shown):,} public definition(s) (public definitions are kept first, "
+        "private helpers and constants last); outline a sub-folder or a file to see them]"
     )
-    assert len(result.seen) == len(rows(result))
+    assert len(result.seen) == len(shown)
+
+
+# A folder of files in several languages, each with public, private and constant
+# definitions in mixed source order.
+MIXED: dict[str, str] = {
+    "src/cache.py": (
+        '_PATH = "x"\nLIMIT = 3\n\n\ndef _clean(text):\n    return text\n\n\n'
+        "class Cache:\n    def _evict(self):\n        pass\n\n\n"
+        "def load(path):\n    return path\n\n\nclass _Entry:\n    pass\n"
+    ),
+    "src/shapes.go": (
+        "package shapes\n\nconst Limit = 1\n\nfunc helper() {}\n\ntype Square struct{}\n\n"
+        "func New() Square { return Square{} }\n"
+    ),
+    "src/lib.rs": "const MIN: u32 = 0;\nfn helper() {}\npub fn make() {}\npub const MAX: u32 = 1;",
+    "src/app.ts": "const cache = new Map();\nfunction parse() {}\nexport function load() {}\n",
+    "src/util.c": "static int helper(int x) { return x; }\nint area(int s) { return s * s; }",
+    "src/Shapes.java": "class Local {}\n\npublic class Shapes {}\n",
+}
+
+
+async def test_a_folder_outline_shows_public_definitions_first_in_each_file(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    for rel, source in MIXED.items():
+        (tmp_path / rel).write_text(source, "utf-8")
+    result = await outline(tmp_path, "src")
+    assert result.content.splitlines()[0] == (
+        "[untrusted outline of src: top-level definitions of 6 file(s), shallower files and "
+        "files with more definitions first; in each file public definitions, then private "
+        "helpers, then constants]"
+    )
+    assert rows(result) == [
+        "src/cache.py:9-11 class Cache  class Cache:",
+        "src/cache.py:14-15 function load  def load(path):",
+        "src/cache.py:5-6 function _clean  def _clean(text):",
+        "src/cache.py:18-19 class _Entry  class _Entry:",
+        "src/cache.py:2-2 constant LIMIT  LIMIT = 3",
+        'src/cache.py:1-1 constant _PATH  _PATH = "x"',
+        "src/lib.rs:3-3 function make  pub fn make()",
+        "src/lib.rs:2-2 function helper  fn helper()",
+        "src/lib.rs:4-4 constant MAX  pub const MAX: u32 = 1;",
+        "src/lib.rs:1-1 constant MIN  const MIN: u32 = 0;",
+        "src/shapes.go:7-7 struct Square  type Square struct",
+        "src/shapes.go:9-9 function New  func New() Square",
+        "src/shapes.go:5-5 function helper  func helper()",
+        "src/shapes.go:3-3 constant Limit  const Limit = 1",
+        "src/app.ts:3-3 function load  function load()",
+        "src/app.ts:2-2 function parse  function parse()",
+        "src/app.ts:1-1 constant cache  const cache = new Map();",
+        "src/Shapes.java:3-3 class Shapes  public class Shapes",
+        "src/Shapes.java:1-1 class Local  class Local",
+        "src/util.c:2-2 function area  int area(int s)",
+        "src/util.c:1-1 function helper  static int helper(int x)",
+    ]
+    assert not any("more definition(s)" in line for line in result.content.splitlines())
+    # The file itself is outlined as a map of it: in source order, members included.
+    assert rows(await outline(tmp_path, "src/cache.py")) == [
+        'src/cache.py:1-1 constant _PATH  _PATH = "x"',
+        "src/cache.py:2-2 constant LIMIT  LIMIT = 3",
+        "src/cache.py:5-6 function _clean  def _clean(text):",
+        "src/cache.py:9-11 class Cache  class Cache:",
+        "src/cache.py:10-11 method Cache._evict  def _evict(self):",
+        "src/cache.py:14-15 function load  def load(path):",
+        "src/cache.py:18-19 class _Entry  class _Entry:",
+    ]
+
+
+async def test_a_capped_folder_outline_keeps_every_public_definition_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    """20 files of 10 public functions, 10 private helpers and 10 constants each, more
+    than the cap: every public function is shown, then as many helpers as fit (whole
+    files first), no constant; the note counts what is left out, by group and files."""
+    for i in range(20):
+        lines = []
+        for j in range(10):
+            lines.append(f"PUBLIC_CONSTANT_NUMBER_{j:02d}_IN_FILE_{i:02d} = {j}")
+            lines.append(f"def _private_helper_number_{j:02d}_in_file_{i:02d}(argument): pass")
+            lines.append(f"def public_function_number_{j:02d}_in_file_{i:02d}(argument): pass")
+        (tmp_path / f"m{i:02d}.py").write_text("\n".join(lines) + "\n", "utf-8")
+    result = await outline(tmp_path, ".")
+    shown = rows(result)
+    assert len("\n".join(shown).encode()) <= MAX_OUTPUT_BYTES
+    listed = [line.split(" ")[2] for line in shown]
+    tail = [f"number_{j:02d}_in_file_{i:02d}" for i in range(20) for j in range(10)]
+    publics = [f"public_function_{name}" for name in tail]
+    helpers = [f"_private_helper_{name}" for name in tail]  # file by file, in source order
+    assert set(publics) <= set(listed)
+    assert not any(name.startswith("PUBLIC_CONSTANT") for name in listed)
+    kept_helpers = [name for name in listed if name.startswith("_private")]
+    assert 0 < len(kept_helpers) < len(helpers)
+    assert set(kept_helpers) == set(helpers[: len(kept_helpers)])  # files in order, none skipped
+    # Shown file by file: each file's public functions, then its helpers that fit.
+    for i in range(20):
+        mine = [name for name in listed if name.endswith(f"_in_file_{i:02d}")]
+        own_helpers = [name for name in kept_helpers if name.endswith(f"_in_file_{i:02d}")]
+        assert mine == publics[i * 10 : i * 10 + 10] + own_helpers
+    files = [line.split(":", 1)[0] for line in shown]
+    assert files == sorted(files)
+    left_helpers = len(helpers) - len(kept_helpers)
+    assert result.content.splitlines()[-1] == (
+        f"[{left_helpers + 200:,} more definition(s) in 20 file(s) not shown: "
+        f"{left_helpers} private helper(s), 200 constant(s) (public definitions are kept "
+        "first, private helpers and constants last); outline a sub-folder or a file to see "
+        "them]"
+    )
 
 
 async def test_an_unsupported_file_names_the_supported_languages(tmp_path: Path) -> None:

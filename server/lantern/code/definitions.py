@@ -18,6 +18,7 @@ from lantern.code.grammars import grammar_for
 from lantern.code.grammars.common import Found
 from lantern.code.pieces import pieces
 from lantern.code.text import LineTable, one_line
+from lantern.code.visibility import Judge, judge
 
 # Kinds whose members are named under them and count one level deeper.
 CONTAINERS = frozenset(
@@ -43,7 +44,9 @@ _FUNCTIONS = frozenset({"function", "method"})
 class Definition:
     """One definition: `start`/`end` are the 1-based first and last lines of its whole
     node, `signature` its header on one line, `depth` 0 at top level and one more per
-    enclosing definition (or Rust `impl`)."""
+    enclosing definition (or Rust `impl`). `public`: for a top-level definition, whether
+    its language means it for use outside its file (`code/visibility.py`); a member is
+    not judged and is always public."""
 
     kind: str
     name: str
@@ -51,6 +54,7 @@ class Definition:
     end: int
     signature: str
     depth: int
+    public: bool
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,9 @@ def _wider(found: Found, kept: Found) -> bool:
     )
 
 
-def _nest(found: list[Found], source: bytes, lines: LineTable) -> tuple[list[Definition], set[int]]:
+def _nest(
+    found: list[Found], source: bytes, lines: LineTable, public: Judge
+) -> tuple[list[Definition], set[int]]:
     definitions: list[Definition] = []
     name_starts: set[int] = set()
     stack: list[_Open] = []
@@ -132,15 +138,17 @@ def _nest(found: list[Found], source: bytes, lines: LineTable) -> tuple[list[Def
         qualname = f"{outer.qualname}.{item.name}" if outer and outer.qualname else item.name
         if item.listed:
             end = item.node.end_byte if item.header_end is None else item.header_end
-            header = source[start : max(start, end)]
+            signature = one_line(source[start : max(start, end)])
+            depth = len(stack)
             definitions.append(
                 Definition(
                     kind,
                     qualname,
                     lines.line(start),
                     lines.last_line(start, item.node.end_byte),
-                    one_line(header),
-                    len(stack),
+                    signature,
+                    depth,
+                    depth > 0 or public(start, qualname, signature),
                 )
             )
             name_starts.add(item.name_node.start_byte)
@@ -155,7 +163,8 @@ def scan(source: bytes, language: str) -> Scan:
     """Parse `source` and find its definitions (what the cache keeps)."""
     tree = languages.parse(source, language)
     lines = LineTable(source)
-    definitions, name_starts = _nest(_candidates(tree, source, language), source, lines)
+    found = _candidates(tree, source, language)
+    definitions, name_starts = _nest(found, source, lines, judge(language, tree, source))
     return Scan(source, language, tree, lines, definitions, frozenset(name_starts))
 
 

@@ -2,11 +2,20 @@
 
 Each line is `path:START-END KIND NAME  SIGNATURE` (NAME qualified for members,
 `Class.method`), the signature from the redacted text (`navigation/shown.py`). A file is
-parsed whole (through the conversation's parse cache) and approved like a read of it. A
-folder is walked as list_files walks it (`navigation/files.py`), approved like a search
-of it, and its files are shown most important first: shallower files first, then files
-with more top-level definitions, then by path; within `MAX_OUTPUT_BYTES`, with a note
-when more is left.
+parsed whole (through the conversation's parse cache) and approved like a read of it;
+its outline keeps source order, a map of the file, cut at `MAX_OUTPUT_BYTES` with a note
+of how many definitions are left.
+
+A folder is walked as list_files walks it (`navigation/files.py`) and approved like a
+search of it. Its files are shown most important first: shallower files first, then files
+with more top-level definitions, then by path. Within each file the definitions come in
+groups, each in source order: public classes, functions and types first, then private
+helpers, then public constants, then private ones (public as `code/visibility.py` tells
+it: exported, `pub`, `public`, not `static`, no leading underscore…). When the lines pass
+`MAX_OUTPUT_BYTES`, what is kept is decided group by group across all files: every
+file's public definitions before any private helper, and every helper before any
+constant (within a group, files in the order above). The note then says how many
+definitions of which groups, in how many files, were left out.
 """
 
 from __future__ import annotations
@@ -38,11 +47,14 @@ from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_OUTPUT_BYTES
 
 _CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
+# A folder outline's groups, in the order they are kept and shown within each file.
+_PUBLIC, _PRIVATE, _PUBLIC_CONSTANTS, _PRIVATE_CONSTANTS = range(4)
 DESCRIPTION = (
     "Outline code: for a file, every definition (classes, functions, methods, types, "
     "constants) with its line range and signature, one per line as "
     "`path:START-END KIND NAME  SIGNATURE`; for a folder, the top-level definitions of its "
-    "files, most important first. Use it to learn a file's shape before reading it."
+    "files, most important first (in each file public definitions, then private helpers, "
+    "then constants). Use it to learn a file's shape before reading it."
 )
 
 
@@ -78,6 +90,14 @@ class _Folder:
                 self.files.append(_FileOutline(file.path, file.depth, lines))
 
 
+def _group(item: ShownDefinition) -> int:
+    d = item.definition
+    constant = d.kind == "constant"
+    if d.public:
+        return _PUBLIC_CONSTANTS if constant else _PUBLIC
+    return _PRIVATE_CONSTANTS if constant else _PRIVATE
+
+
 def _fit(lines: list[ShownDefinition]) -> list[ShownDefinition]:
     """The first lines within MAX_OUTPUT_BYTES."""
     used = 0
@@ -89,12 +109,9 @@ def _fit(lines: list[ShownDefinition]) -> list[ShownDefinition]:
 
 
 def _result(
-    head: str, items: list[ShownDefinition], total: int, more: str, where: str, decision: str
+    head: str, kept: list[ShownDefinition], notes: list[str], where: str, decision: str
 ) -> ToolResult:
-    kept = _fit(items)
-    lines = [head, *(item.line for item in kept)]
-    if len(kept) < total:
-        lines.append(f"[{total - len(kept):,} more definition(s) not shown; {more}]")
+    lines = [head, *(item.line for item in kept), *notes]
     redactions = sum(item.redactions for item in kept)
     if redactions:
         lines.append(f"[redacted {redactions} secret(s)]")
@@ -102,6 +119,45 @@ def _result(
     return ToolResult(
         "\n".join(lines), path=where, decision=decision, seen=seen, redactions=redactions
     )
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    group: int
+    file: int  # its file's place in the outline
+    index: int  # its place in its file (source order)
+    item: ShownDefinition
+
+
+def _left_note(left: list[_Ranked]) -> str:
+    """What a folder outline left out, in numbers, and how to see it."""
+    counts = [
+        (sum(1 for r in left if r.group == _PUBLIC), "public definition(s)"),
+        (sum(1 for r in left if r.group == _PRIVATE), "private helper(s)"),
+        (sum(1 for r in left if r.group >= _PUBLIC_CONSTANTS), "constant(s)"),
+    ]
+    parts = ", ".join(f"{count:,} {what}" for count, what in counts if count)
+    files = len({r.file for r in left})
+    return (
+        f"[{len(left):,} more definition(s) in {files:,} file(s) not shown: {parts} "
+        "(public definitions are kept first, private helpers and constants last); "
+        "outline a sub-folder or a file to see them]"
+    )
+
+
+def _folder_lines(files: list[_FileOutline]) -> tuple[list[ShownDefinition], list[str]]:
+    """The lines a folder outline shows, file by file, and a note on what is left out."""
+    files = sorted(files, key=lambda f: (f.depth, -len(f.lines), f.path))
+    ranked = [
+        _Ranked(_group(item), rank, i, item)
+        for rank, f in enumerate(files)
+        for i, item in enumerate(f.lines)
+    ]
+    ranked.sort(key=lambda r: (r.group, r.file, r.index))  # the order lines are kept in
+    count = len(_fit([r.item for r in ranked]))
+    kept, left = ranked[:count], ranked[count:]
+    kept.sort(key=lambda r: (r.file, r.group, r.index))  # the order they are shown in
+    return [r.item for r in kept], [_left_note(left)] if left else []
 
 
 def _shown_bytes(items: list[ShownDefinition]) -> int:
@@ -138,8 +194,10 @@ async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> 
         return ToolResult(f"[no definitions in {rel}]", path=rel, decision=decision)
     total = len(items) + unread
     head = f"[untrusted outline of {rel}: {total:,} definition(s)]"
-    more = "use find_symbol or read_file for the rest"
-    return _result(head, items, total, more, rel, decision)
+    kept = _fit(items)
+    more = total - len(kept)
+    notes = [f"[{more:,} more definition(s) not shown; use find_symbol or read_file for the rest]"]
+    return _result(head, kept, notes if more else [], rel, decision)
 
 
 async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
@@ -160,13 +218,13 @@ async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
     if not folder.files:
         head = f"[no definitions found in the supported files under {where}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
-    folder.files.sort(key=lambda f: (f.depth, -len(f.lines), f.path))
-    items = [item for f in folder.files for item in f.lines]
+    kept, left = _folder_lines(folder.files)
     head = (
         f"[untrusted outline of {where}: top-level definitions of {len(folder.files):,} "
-        "file(s), shallower files and files with more definitions first]"
+        "file(s), shallower files and files with more definitions first; in each file "
+        "public definitions, then private helpers, then constants]"
     )
-    result = _result(head, items, len(items), "outline a subfolder or a file", where, decision)
+    result = _result(head, kept, left, where, decision)
     if extra:
         result.content = "\n".join([result.content, *extra])
     return result
