@@ -5,7 +5,7 @@ which lines were shown to the model (for `seen` references), which tool
 calls were already answered (for "already returned above") and whether it
 switched to the text tool protocol. Provider fields on assistant messages
 (`reasoning_content`, thought signatures…) stay in the messages as they came,
-so they go back verbatim. When the history outgrows `maxContextTokens`, the
+so they go back verbatim. When the history outgrows the context window, the
 oldest tool outputs are shortened first, then the oldest whole turns are
 dropped; the project instructions (`instructions`) are not in the history
 and are never dropped. A client that kept the turns itself (an editor after a reload or a
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lantern.agent.protocol.seam import Name, result_ids
+from lantern.agent.provider.window import DEFAULT_WINDOW
 from lantern.agent.tokens import message_tokens
 from lantern.escaping import json_text
 
@@ -187,8 +188,11 @@ class Conversation:
             )
         return bool(kept)
 
-    def compact(self, budget_tokens: int, system_tokens: int = 0) -> int:
-        """Shorten old tool outputs, then drop old turns, until the history fits; returns tokens."""
+    def compact(self, budget_tokens: int | None, system_tokens: int = 0) -> int:
+        """Shorten old tool outputs, then drop old turns, until the history fits
+        `budget_tokens` (None: no window known, `DEFAULT_WINDOW`); returns tokens."""
+        if budget_tokens is None:
+            budget_tokens = DEFAULT_WINDOW
         used = message_tokens(self.messages) + system_tokens
         for message in self.messages[:-1]:
             if used <= budget_tokens:
