@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
 from lantern.agent.provider.endpoint import Endpoint
+from lantern.agent.provider.window import ContextWindow
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -50,13 +51,19 @@ def model_client(endpoint: Endpoint, settings: Settings) -> ModelClient:
 
 
 def agent(
-    model: ModelClient, workspace: Workspace, approvals: Approver, settings: Settings
+    model: ModelClient,
+    workspace: Workspace,
+    approvals: Approver,
+    settings: Settings,
+    window: ContextWindow | None = None,
 ) -> Agent:
-    """An agent for one question: the settings' limits, the workspace's audit log."""
+    """An agent for one question: the settings' limits, the workspace's audit log, and
+    the endpoint's context window as found (`provider.window.context_window`)."""
     return Agent(
         model=model,
         workspace=workspace,
         approvals=approvals,
         settings=settings,
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
+        window=window,
     )

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from lantern.agent.editor_context import EditorContext
     from lantern.agent.loop import AskResult, EventSink
     from lantern.agent.provider.client import ModelClient
+    from lantern.agent.provider.endpoint import Endpoint
     from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.approvals.grants import Grant
     from lantern.compose import ClientOptions
@@ -184,7 +185,7 @@ class Session:
             workspace_name=workspace.name if workspace else "",
         )
 
-    def _model(self) -> ModelClient:
+    def _model(self) -> tuple[Endpoint, ModelClient]:
         from lantern.agent.provider.endpoint import resolve_endpoint
         from lantern.compose import model_client, model_options
 
@@ -192,7 +193,7 @@ class Session:
         key = model_options(endpoint, self.settings)
         if key not in self._models:
             self._models[key] = model_client(endpoint, self.settings)
-        return self._models[key]
+        return endpoint, self._models[key]
 
     async def ask(
         self,
@@ -206,16 +207,18 @@ class Session:
     ) -> AskResult:
         """Answer `question` in a conversation; `history` seeds it when it has no messages,
         `editor` is what the user's editor showed (`agent/editor_context.py`)."""
+        from lantern.agent.provider.window import context_window
         from lantern.compose import agent
 
         workspace = self.workspace
         if workspace is None:
             raise NoWorkspace("open a folder first: Lantern answers about workspace folders")
-        model = self._model()
+        endpoint, model = self._model()
         conv = self.conversations.get_or_create(conversation_id, workspace.key, history)
         if on_conversation is not None:
             on_conversation(conv.id)
         lock = self._locks.setdefault(conv.id, asyncio.Lock())
         async with lock:  # one question at a time per conversation
-            one = agent(model, workspace, self.approvals, self.settings)
+            window = await context_window(endpoint, self.settings, self.environ)
+            one = agent(model, workspace, self.approvals, self.settings, window)
             return await one.ask(question, conv, on_event, editor=editor)

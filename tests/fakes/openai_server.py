@@ -19,6 +19,10 @@ socket write, so events and tags can be split wherever a test wants::
     Turn(raw='[{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}]',
          raw_status=400)
 
+A server's other endpoints (llama.cpp's ``/props``, Ollama's ``/api/ps``, a model list
+with more fields) are replayed the same way from ``routes``, by method and path; the
+bytes each server sends about its context window are in ``tests/fakes/window_answers.py``.
+
 Python use::
 
     with FakeOpenAI([Turn(content="Hello there")]) as fake:
@@ -593,6 +597,11 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
+        answer = fake.routes.get((self.command, route))
+        if answer is not None:
+            self._wait(answer.delay)  # a server that takes its time, or never answers
+            self._replay(answer)
+            return
         if fake.ollama_native and route.startswith("/api/"):
             self._ollama(route, body)
             return
@@ -634,8 +643,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _ollama(self, route: str, body: Any) -> None:
-        """Ollama's native API, as far as Lantern asks it: the model list and one model's
-        details (ollama `api/types.go`: ListResponse, ShowResponse)."""
+        """Ollama's native API, as far as Lantern asks it: the model list, one model's
+        details and the loaded models (ollama `api/types.go`: ListResponse, ShowResponse,
+        ProcessResponse)."""
         fake = self._srv.fake
         if self.command == "GET" and route == "/api/tags":
             models = [
@@ -643,6 +653,8 @@ class _Handler(BaseHTTPRequestHandler):
                 for m in fake.models
             ]
             self._send_json(200, {"models": models})
+        elif self.command == "GET" and route == "/api/ps":
+            self._send_json(200, {"models": []})  # nothing loaded
         elif self.command == "POST" and route == "/api/show" and isinstance(body, dict):
             if body.get("model") in fake.models and fake.ollama_show is not None:
                 self._send_json(200, fake.ollama_show)
@@ -658,6 +670,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: Any) -> None:
         fake = self._srv.fake
+        with fake._lock:
+            fake.routes.update(fake.routes_after_chat)
         if not isinstance(body, dict):
             self._send_json(
                 400,
@@ -944,6 +958,14 @@ class FakeOpenAI:
         """Also serve Ollama's ``GET /api/tags`` (the models) and ``POST /api/show``."""
         self.ollama_show: dict[str, Any] | None = None
         """What ``/api/show`` answers for a listed model (None: 404)."""
+        self.routes: dict[tuple[str, str], Turn] = {}
+        """Raw turns answered to other requests by method and path (``("GET", "/props")``,
+        ``("GET", "/v1/models")``), before any other route and without using a scripted
+        turn: a server's own endpoints, replayed byte for byte. A turn's ``delay`` holds
+        the answer back (until the server stops, at most)."""
+        self.routes_after_chat: dict[tuple[str, str], Turn] = {}
+        """Routes that replace ``routes`` once a chat request arrives: a server whose
+        answers change when it loads the model (Ollama's ``/api/ps`` then lists it)."""
         self.api_key: str | None = None
         """Set: every request without ``Authorization: Bearer <api_key>`` is refused with a
         401 whose message quotes the header it got, as some providers and gateways do
@@ -1078,6 +1100,8 @@ class FakeOpenAI:
         self.off_route = None
         self.ollama_native = False
         self.ollama_show = None
+        self.routes = {}
+        self.routes_after_chat = {}
         self.api_key = None
         self.redirect_to = None
 

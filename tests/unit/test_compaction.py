@@ -3,7 +3,7 @@ summarizes (and says so), a window too small to start, and tool results that lea
 
 The window here is the `maxContextTokens` setting, which wins over what an endpoint
 reports; where the window comes from is tested with each server's bytes elsewhere
-(tests/unit/test_window_discovery.py, tests/dialects)."""
+(tests/unit/test_context_window.py, tests/cli/test_doctor_window.py)."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def test_defaults() -> None:
     assert s.approval.timeout_seconds == 120.0
     assert s.max_steps == 20
     assert s.max_tool_output_bytes == 262144
-    assert s.max_context_tokens == 32000
+    assert s.max_context_tokens is None  # the endpoint's own window
     assert s.request_timeout_seconds == 120.0
     assert s.question_timeout_seconds == 300.0
     assert s.tool_protocol == "auto"
@@ -83,7 +83,7 @@ def test_public_dict_shape() -> None:
         "approval": {"mode": "ask", "allow": [], "deny": [], "timeoutSeconds": 120.0},
         "maxSteps": 20,
         "maxToolOutputBytes": 262144,
-        "maxContextTokens": 32000,
+        "maxContextTokens": None,
         "requestTimeoutSeconds": 120.0,
         "questionTimeoutSeconds": 300.0,
         "toolProtocol": "auto",

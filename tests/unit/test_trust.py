@@ -57,7 +57,11 @@ def test_a_folder_cannot_widen_anything(tmp_path: Path) -> None:
 def test_a_folder_can_narrow(tmp_path: Path) -> None:
     s = session(tmp_path)
     s.configure(
-        init_options={"approval": {"mode": "workspace", "deny": ["a/**"]}, "maxSteps": 10},
+        init_options={
+            "approval": {"mode": "workspace", "deny": ["a/**"]},
+            "maxSteps": 10,
+            "maxContextTokens": 16000,
+        },
         folder_configurations=[
             {"approval.mode": "ask", "approval.deny": ["b/**"], "maxSteps": 3},
             {"approval": {"deny": ["c/**", "a/**"], "timeoutSeconds": 5}, "maxContextTokens": 1000},
@@ -76,6 +80,14 @@ def test_a_folder_lowers_a_default_it_did_not_see_set(tmp_path: Path) -> None:
     s.configure(folder_configurations=[{"maxSteps": 8, "maxContextTokens": 10**9}])
     assert s.settings.max_steps == 8
     assert s.settings.max_context_tokens == Settings().max_context_tokens
+
+
+def test_a_folder_cannot_set_the_window_the_user_left_to_the_endpoint(tmp_path: Path) -> None:
+    # Unset, the window is what the server says; a folder cannot know it, so any
+    # number of its own could be above it.
+    s = session(tmp_path)
+    s.configure(folder_configurations=[{"maxContextTokens": 1000}])
+    assert s.settings.max_context_tokens is None
 
 
 def test_invalid_folder_values_are_ignored() -> None:

@@ -5,7 +5,7 @@ which lines were shown to the model (for `seen` references), which tool
 calls were already answered (for "already returned above") and whether it
 switched to the text tool protocol. Provider fields on assistant messages
 (`reasoning_content`, thought signatures…) stay in the messages as they came,
-so they go back verbatim. When the history outgrows `maxContextTokens`, the
+so they go back verbatim. When the history outgrows the context window, the
 oldest tool outputs are shortened first, then the oldest whole turns are
 dropped; the project instructions (`instructions`) are not in the history
 and are never dropped. A client that kept the turns itself (an editor after a reload or a

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import signal
 import sys
 import threading
@@ -21,6 +22,7 @@ from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
 from lantern.agent.loop import Agent
 from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
+from lantern.agent.provider.window import context_window
 from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditError
 from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
@@ -145,7 +147,8 @@ async def run_ask(
     if endpoint.note:
         say(endpoint.note)
     model = compose.model_client(endpoint, settings)
-    asker = compose.agent(model, workspace, approvals_for(approve, settings), settings)
+    window = await context_window(endpoint, settings, os.environ)
+    asker = compose.agent(model, workspace, approvals_for(approve, settings), settings, window)
     try:
         if asker.audit is not None:
             asker.audit.check()  # before anything is sent: no question runs unaudited

@@ -5,8 +5,10 @@ On native Windows it also says that Lantern's tools do not run there (and fails)
 (a fixed dummy `get_time` tool; nothing from any workspace is sent) and says
 what the endpoint does: tools or not (so which protocol `toolProtocol = "auto"`
 ends up using), parallel calls, reasoning fields, usage in the stream, and
-whether `stream_options` is accepted. A failed round trip exits non-zero with
-the server's own words.
+whether `stream_options` is accepted; after a round trip that worked, the
+context window once more, set against what Lantern's system prompt and tools
+take (`doctor_window`). A failed round trip, or a window no question fits in,
+exits non-zero with the reason.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from lantern.agent.provider.endpoint import (
 from lantern.agent.provider.secrets_out import ScrubbingWriter, Secrets
 from lantern.approvals.approver import grants_path
 from lantern.audit import audit_path
+from lantern.cli.doctor_window import check_window, window_line
 from lantern.errors import ToolError
 from lantern.escaping import public_url
 from lantern.platform_gate import unsupported
@@ -94,6 +97,7 @@ def _report(settings: Settings, *, probe: bool) -> int:
         ok = False
     if not settings.model:
         print("Model:        not set (lantern ask will try Ollama, then explain how to set one)")
+    print(f"Context window: {window_line(settings, os.environ)}")
     if probe and not asyncio.run(run_probe(settings)):
         ok = False
     return exit_codes.OK if ok else exit_codes.MODEL
@@ -152,7 +156,8 @@ class ProbeFindings:
 
 
 async def run_probe(settings: Settings) -> bool:
-    """One tool-call round trip; print what was seen. False when the round trip failed."""
+    """One tool-call round trip, then the window; print what was seen. False when the round
+    trip failed or no question fits the window."""
     from lantern.agent.provider.client import ModelClient, ModelError
 
     try:
@@ -191,7 +196,10 @@ async def run_probe(settings: Settings) -> bool:
         found.stream_options = client.stream_options_accepted
         await client.close()
     _print_findings(found, settings.tool_protocol)
-    return found.tools != "unsupported" or settings.tool_protocol != "native"
+    # After the round trip: a server that loads models on demand has loaded this one.
+    lines, fits = await check_window(endpoint, settings, os.environ)
+    print("\n".join(lines))
+    return fits and (found.tools != "unsupported" or settings.tool_protocol != "native")
 
 
 async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:

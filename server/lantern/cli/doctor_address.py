@@ -2,10 +2,9 @@
 
 The URL diagnosis `lantern ask` makes after a failure, made up front: whether
 the base URL lists models (`GET …/models`), and if not, which fixed URL does
-(`/v1` added, Ollama found at its root by `/api/tags`); the models listed; and
-for Ollama, the model's context window from `/api/show`: its trained length and
-the `num_ctx` its Modelfile sets (else Ollama's default applies, which
-`OLLAMA_CONTEXT_LENGTH` raises). A few small GETs; nothing from any workspace.
+(`/v1` added, Ollama found at its root by `/api/tags`) and the models listed.
+A few small GETs; nothing from any workspace. (The context window is checked after
+the round trip, by `doctor_window`: a model is loaded by then.)
 """
 
 from __future__ import annotations
@@ -63,18 +62,4 @@ async def check_address(
         found.say("models", shown(names) if names else "(none listed)")
         if model not in listed and listed:
             found.say("", f"{model!r} is not among them → set `model` to one of them")
-    if tags is not None:
-        found.say("context window", await _ollama_window(prober, base_url, model))
     return found
-
-
-async def _ollama_window(prober: Prober, base_url: str, model: str) -> str:
-    longest, num_ctx = await prober.ollama_context(base_url, model)
-    trained = f"the model takes up to {longest:,} tokens; " if longest else ""
-    if num_ctx:
-        return f"{trained}its Modelfile sets num_ctx {num_ctx:,}"
-    return (
-        f"{trained}no num_ctx in its Modelfile: Ollama's default window applies (a few "
-        "thousand tokens) and cuts longer prompts silently; start Ollama with "
-        "OLLAMA_CONTEXT_LENGTH=16384 for code questions"
-    )

@@ -205,7 +205,7 @@ class Settings(_Section):
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
     max_steps: Count = 20
     max_tool_output_bytes: Count = 262144
-    max_context_tokens: Count = 32000
+    max_context_tokens: OptionalCount = None  # None: the endpoint's own window
     request_timeout_seconds: Seconds = 120.0
     question_timeout_seconds: Seconds = 300.0
     tool_protocol: Annotated[ToolProtocol, _checked(_one_of(ToolProtocol))] = "auto"

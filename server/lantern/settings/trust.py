@@ -13,7 +13,8 @@ editor's per-project config), so from it the server takes only what narrows:
   what the user denied, is dropped);
 - limits (``maxSteps``, ``maxToolOutputBytes``, ``maxContextTokens``, the
   timeouts, ``approval.timeoutSeconds``) may go down below the value the user's
-  own layers resolved to, never up;
+  own layers resolved to, never up; ``maxContextTokens`` left unset by the user
+  is the endpoint's own window, which a folder cannot know, so it stays unset;
 - ``approval.mode`` may go from ``workspace`` to ``ask``, never back;
 - everything else that widens what is read or where it goes (``baseUrl``,
   ``model``, ``apiKey``, ``headers`` (they route credentials),
@@ -83,7 +84,7 @@ def narrow(settings: Settings, folder: Mapping[str, Any]) -> Settings:
                 if isinstance(g, str) and g.strip() and not g.strip().startswith("!")
             ]
             node[key] = tuple(dict.fromkeys([*node[key], *extra]))
-        elif name in LOWER_ONLY:
+        elif name in LOWER_ONLY and node[key] is not None:
             low = _positive(values.get(name), integer=isinstance(node[key], int))
             if low is not None and low < node[key]:
                 node[key] = low

@@ -80,8 +80,9 @@ class Prober:
             sent.setdefault("Authorization", f"Bearer {self.api_key}")
         return sent
 
-    async def json(self, url: str, body: Any = None) -> Any:
-        """The JSON a URL answers with 200, or None (any failure, any other answer)."""
+    async def json(self, url: str, body: Any = None, *, limit: int = _MAX_BODY) -> Any:
+        """The JSON a URL answers with 200 (POSTed `body` when given), or None (any
+        failure, any other answer, more than `limit` bytes)."""
         try:
             async with httpx2.AsyncClient(
                 timeout=self.timeout, follow_redirects=False, headers=self._headers()
@@ -92,7 +93,7 @@ class Prober:
                     response = await http.post(url, json=body)
                 if response.status_code != 200:
                     return None
-                return json.loads(response.content[:_MAX_BODY])
+                return json.loads(response.content[:limit])
         except (httpx2.HTTPError, ValueError, OSError):
             return None
 
@@ -101,21 +102,6 @@ class Prober:
 
     async def ollama_models(self, base_url: str) -> list[str] | None:
         return model_ids(await self.json(origin(base_url) + "/api/tags"))
-
-    async def ollama_context(self, base_url: str, model: str) -> tuple[int | None, int | None]:
-        """(the model's own context length, the `num_ctx` its Modelfile sets) from Ollama's
-        `/api/show`; None for what it does not say."""
-        shown = await self.json(origin(base_url) + "/api/show", {"model": model})
-        if not isinstance(shown, dict):
-            return None, None
-        info = shown.get("model_info")
-        longest = None
-        if isinstance(info, dict):
-            found = [v for k, v in info.items() if k.endswith(".context_length")]
-            longest = found[0] if found and isinstance(found[0], int) else None
-        params = shown.get("parameters")
-        num_ctx = re.search(r"(?m)^num_ctx\s+(\d+)", params) if isinstance(params, str) else None
-        return longest, int(num_ctx[1]) if num_ctx else None
 
 
 def _model_fix(model: str, models: list[str] | None) -> tuple[Fix, ...]:
