@@ -97,8 +97,9 @@ LIMITS = {
     "maxContextTokens",
     "maxOutputTokens",
 }
-#: What the loop reads of its settings that is not a limit on a question.
-NOT_LIMITS = {"toolProtocol", "projectInstructions"}
+#: What the loop reads of its settings that is not a limit on a question (the window's
+#: lookup sends the client's `headers`).
+NOT_LIMITS = {"toolProtocol", "projectInstructions", "headers"}
 AGENT = Path(__file__).resolve().parents[2] / "server" / "lantern" / "agent"
 
 

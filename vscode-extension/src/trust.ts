@@ -82,10 +82,11 @@ export function trustedSettings(inspect: Inspect, others: readonly string[] = []
   values.baseUrl = canonicalUrl(values.baseUrl);
   for (const name of LOWER_ONLY) {
     const info = inspect(name) ?? {};
+    // A limit the user left unset (the context window: the endpoint's own) stays unset.
     let value = userValue(info);
     for (const local of [info.workspaceValue, info.workspaceFolderValue]) {
       if (!validLimit(name, local)) continue;
-      if (typeof value !== "number" || local < value) value = local;
+      if (typeof value === "number" && local < value) value = local;
     }
     values[name] = value;
   }

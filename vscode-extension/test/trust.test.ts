@@ -12,7 +12,7 @@ const DEFAULTS: Record<string, unknown> = {
   "approval.timeoutSeconds": 120,
   maxSteps: 20,
   maxToolOutputBytes: 262144,
-  maxContextTokens: 32000,
+  maxContextTokens: null,
   requestTimeoutSeconds: 120,
   questionTimeoutSeconds: 300,
 };
@@ -144,7 +144,7 @@ test("a workspace limit the server would reject (zero, negative, fractional coun
   assert.equal(values.maxSteps, 5);
   assert.equal(values.maxToolOutputBytes, 262144);
   assert.equal(values["approval.timeoutSeconds"], 30);
-  assert.equal(values.maxContextTokens, 32000);
+  assert.equal(values.maxContextTokens, null);
   assert.equal(values.requestTimeoutSeconds, 120);
   const lowered = trustedSettings(levels({}, { maxSteps: 3, requestTimeoutSeconds: 0.5 })).values;
   assert.equal(lowered.maxSteps, 3);
@@ -172,4 +172,12 @@ test("the key is bound to the origin after normalisation: case, default port, tr
     assert.equal(keyFor(stored, other).key, undefined, other);
   }
   assert.equal(originOf("https://bücher.example/v1"), "https://xn--bcher-kva.example");
+});
+
+test("a workspace lowers the context window only below a window the user set", () => {
+  // Unset, the window is the endpoint's own: a repository cannot know it, so its number is ignored.
+  assert.equal(trustedSettings(levels({}, { maxContextTokens: 900000 })).values.maxContextTokens, null);
+  assert.equal(trustedSettings(levels({}, {}, { maxContextTokens: 2048 })).values.maxContextTokens, null);
+  const set = levels({ maxContextTokens: 16384 }, { maxContextTokens: 8192 }, { maxContextTokens: 65536 });
+  assert.equal(trustedSettings(set).values.maxContextTokens, 8192);
 });

@@ -147,11 +147,11 @@ async def run_ask(
     if endpoint.note:
         say(endpoint.note)
     model = compose.model_client(endpoint, settings)
-    window = await context_window(endpoint, settings, os.environ)
-    asker = compose.agent(model, workspace, approvals_for(approve, settings), settings, window)
+    asker = compose.agent(model, workspace, approvals_for(approve, settings), settings)
     try:
         if asker.audit is not None:
             asker.audit.check()  # before anything is sent: no question runs unaudited
+        asker.window = await context_window(endpoint, settings, os.environ)
         return await _answer(asker, question, conv, conversation_file, settings, as_json)
     except AuditError as exc:
         say(f"{exc} (fix its folder's permissions, or free space on its disk)")

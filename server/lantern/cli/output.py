@@ -179,17 +179,17 @@ def print_text(result: AskResult, out: TextIO | None = None, err: TextIO | None 
     usage, context = data.get("usage"), data.get("context")
     if isinstance(usage, dict) and (usage.get("promptTokens") or usage.get("completionTokens")):
         print(f"lantern: {token_counts(usage)}", file=err)
-    if isinstance(context, dict) and context.get("used"):
-        print(f"lantern: {context_line(context)}", file=err)
+        if isinstance(context, dict) and context.get("used"):  # the model answered
+            print(f"lantern: {context_line(context)}", file=err)
 
 
 def context_line(context: dict[str, Any]) -> str:
-    """`context: 3,120 of 8,192 tokens (38%; Ollama /api/ps: the loaded model)`, and what
-    happens next when the window is 80% full."""
+    """`context window: 3,120 of 8,192 used (38%; Ollama /api/ps: the loaded model)`, and
+    what happens next when the window is 80% full."""
     used, window = int(context["used"]), int(context["window"])
     share = used * 100 // window if window else 100
     source = one_line(str(context.get("source", "")), 200)
-    line = f"context: {used:,} of {window:,} tokens ({share}%; {source})"
+    line = f"context window: {used:,} of {window:,} used ({share}%; {source})"
     if share >= 80:
         line += "; earlier turns will be summarized when the window is full"
     return line
