@@ -63,6 +63,8 @@ from types import FrameType, TracebackType
 from typing import Any, Self, cast
 from urllib.parse import unquote, urlsplit
 
+from tests.fakes import tokenizer
+
 __all__ = [
     "FAULTS",
     "HOST",
@@ -354,8 +356,16 @@ def _count_words(value: Any) -> int:
     return 0
 
 
-def _default_usage(request: Mapping[str, Any], turn: Turn) -> dict[str, Any]:
-    prompt = max(1, _count_words(request.get("messages", [])))
+def _default_usage(
+    request: Mapping[str, Any], turn: Turn, window: int | None = None
+) -> dict[str, Any]:
+    """What a server counts: words, or, with a `window`, the prompt as Ollama counts it
+    (`prompt_eval_count`: the tokens it kept after cutting the prompt to its window)."""
+    if window is None:
+        prompt = max(1, _count_words(request.get("messages", [])))
+    else:
+        sent = tokenizer.count_request(request.get("messages", []), request.get("tools"))
+        prompt = min(sent, window)
     completion = len(turn.content.split()) + sum(
         max(1, len(args.split())) for _, _, args in turn.normalized_tool_calls()
     )
@@ -801,7 +811,9 @@ class _Handler(BaseHTTPRequestHandler):
                     "finish_reason": turn.effective_finish_reason(),
                 }
             ],
-            "usage": turn.usage if turn.usage is not None else _default_usage(request, turn),
+            "usage": turn.usage
+            if turn.usage is not None
+            else _default_usage(request, turn, self._srv.fake.window),
         }
         if turn.fault in ("cut", "stall"):
             data = json.dumps(payload).encode("utf-8")
@@ -872,7 +884,11 @@ class _Handler(BaseHTTPRequestHandler):
         events.extend(chunk({"tool_calls": [delta]}) for delta in ordered)
         events.append(chunk({}, turn.effective_finish_reason()))
         if include_usage:
-            usage = turn.usage if turn.usage is not None else _default_usage(request, turn)
+            usage = (
+                turn.usage
+                if turn.usage is not None
+                else _default_usage(request, turn, self._srv.fake.window)
+            )
             events.append(
                 {
                     "id": cid,
@@ -963,6 +979,11 @@ class FakeOpenAI:
         ``("GET", "/v1/models")``), before any other route and without using a scripted
         turn: a server's own endpoints, replayed byte for byte. A turn's ``delay`` holds
         the answer back (until the server stops, at most)."""
+        self.window: int | None = None
+        """Set: the server runs its model with this many tokens and, as Ollama does, cuts a
+        longer prompt to fit without an error, reporting only what it kept as
+        ``prompt_tokens`` (counted by ``tests/fakes/tokenizer.py``) where a turn scripts no
+        usage of its own."""
         self.routes_after_chat: dict[tuple[str, str], Turn] = {}
         """Routes that replace ``routes`` once a chat request arrives: a server whose
         answers change when it loads the model (Ollama's ``/api/ps`` then lists it)."""
