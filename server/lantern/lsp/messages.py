@@ -126,6 +126,8 @@ class AskResult:
     error_code: str | None = None
     detail: JSON | None = None
     warnings: list[JSON] | None = None
+    context: JSON | None = None
+    compactions: list[JSON] | None = None
 
 
 @attrs.define

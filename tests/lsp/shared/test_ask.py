@@ -87,6 +87,12 @@ async def test_a_full_question(ls: Lantern, fake: FakeOpenAI, workspace: Path):
     assert call["arguments"] == {"path": "src/app.py"}
     assert call["status"] == "done" and call["bytes"] > 0 and "code" not in call
     assert result["usage"]["promptTokens"] > 0 and result["usage"]["completionTokens"] > 0
+    # The meter: how full the window is, and where the window came from.
+    meter = result["context"]
+    assert set(meter) == {"used", "window", "source"} and 0 < meter["used"] < meter["window"]
+    assert meter["source"].startswith("default: ")  # the fake reports no window
+    usage_events = ls.events_of("q1", "usage")
+    assert usage_events and usage_events[-1]["context"] == meter
 
     # The prompt, and the tool event while it was open.
     assert ls.prompts == ["Lantern wants to read src/app.py (lines 1–400, 171 B)"]
