@@ -101,3 +101,4 @@ echo "== end-to-end in a real VS Code"
 bash tests/vscode/setup.sh
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_first_hour.mjs
+LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_context.mjs

@@ -1,8 +1,8 @@
 // A failure in its turn: `.error-card` with what happened, the provider's words, one line
 // per fix (setting names, never command-line flags) and buttons that act on them.
 
-import { failureView, stopText, warningText, type FixButton, type FixView } from "../src/fixes";
-import type { AskResult, TurnRecord } from "../src/protocol";
+import { failureView, stopText, type FixButton, type FixView } from "../src/fixes";
+import type { AskResult, Detail, TurnRecord } from "../src/protocol";
 import { button, element } from "./dom";
 import { send } from "./host";
 
@@ -66,10 +66,19 @@ export function renderStop(turn: TurnRecord): HTMLElement | undefined {
   return box;
 }
 
-export function renderWarnings(result: AskResult | undefined): HTMLElement | undefined {
-  const warnings = result?.warnings ?? [];
+/** What to know although the question went on (the endpoint cut the prompt): shown as soon
+ * as it is said, each with its fixes in settings' words and their buttons. */
+export function renderWarnings(key: string, warnings: readonly Detail[]): HTMLElement | undefined {
   if (warnings.length === 0) return undefined;
   const box = element("div", "warnings");
-  for (const warning of warnings) box.append(element("p", "warning-note", `Note: ${warningText(warning)}`));
+  for (const warning of warnings) {
+    const view = failureView({ key, detail: warning, retry: false });
+    const card = element("div", "warning-card card");
+    card.setAttribute("role", "group");
+    card.setAttribute("aria-label", "Lantern's warning");
+    card.append(element("p", "warning-summary", `Warning: ${view.summary}`));
+    fixList(view, card);
+    box.append(card);
+  }
   return box;
 }

@@ -1,6 +1,7 @@
-// One turn on screen: `article.turn[data-key]`. A turn is drawn as parts (question, tools,
-// approval, answers, references, stop, error, warnings); drawing it again replaces only the
-// parts whose content changed, so streaming does not reset the focus or the approval clock.
+// One turn on screen: `article.turn[data-key]`. A turn is drawn as parts (a compaction's
+// divider, question, tools, approval, answers, references, stop, error, warnings); drawing
+// it again replaces only the parts whose content changed, so streaming does not reset the
+// focus, the approval clock or an opened divider.
 
 import { activityRow } from "../src/activity";
 import type { ToolEvent, TurnRecord } from "../src/protocol";
@@ -8,6 +9,7 @@ import { approvalSignature, renderApproval } from "./approval";
 import { answerElement } from "./code_blocks";
 import { button, element } from "./dom";
 import { send } from "./host";
+import { renderCompactions } from "./render_compaction";
 import { renderFailure, renderStop, renderWarnings } from "./render_error";
 
 interface Part {
@@ -98,7 +100,9 @@ function parts(turn: TurnRecord): Part[] {
   const result = turn.result;
   const refs = result?.references ?? [];
   const approval = turn.state === "done" ? undefined : turn.approval;
+  const warnings = turn.warnings ?? result?.warnings ?? [];
   return [
+    { id: "compactions", signature: JSON.stringify(turn.compactions ?? []), build: () => renderCompactions(turn.compactions ?? []) },
     { id: "head", signature: JSON.stringify([turn.question, turn.attachment, turn.state === "queued"]), build: () => header(turn) },
     { id: "tools", signature: JSON.stringify(turn.tools), build: () => (turn.tools.length ? tools(turn.tools) : undefined) },
     { id: "approval", signature: approvalSignature(approval), build: () => (approval ? renderApproval(approval) : undefined) },
@@ -112,7 +116,7 @@ function parts(turn: TurnRecord): Part[] {
       signature: JSON.stringify([turn.failure, result?.stopReason === "error" ? [result.detail, result.error, result.errorCode] : null]),
       build: () => renderFailure(turn),
     },
-    { id: "warnings", signature: JSON.stringify(result?.warnings ?? []), build: () => renderWarnings(result) },
+    { id: "warnings", signature: JSON.stringify(warnings), build: () => renderWarnings(turn.key, warnings) },
   ];
 }
 

@@ -1,9 +1,12 @@
-// The view's fixed parts, made once as the script starts: the header (model chip, Stop),
-// the conversation that scrolls (setup card, hint, turns), the question box and the live
-// region. The page the extension writes (src/view.ts) holds only this script.
+// The view's fixed parts, made once as the script starts: the header (model chip, context
+// meter, Stop), the conversation that scrolls (setup card, hint, turns), the question box
+// and the live region. The page the extension writes (src/view.ts) holds only this script.
 
 export interface Shell {
   modelChip: HTMLButtonElement;
+  meter: HTMLElement; // how full the context window is: a bar and its percent
+  meterFill: HTMLElement;
+  meterText: HTMLElement;
   stop: HTMLButtonElement;
   scroller: HTMLElement; // the part that scrolls: setup card, hint and turns
   setup: HTMLElement;
@@ -25,8 +28,16 @@ function part<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTML
 export function shell(): Shell {
   const modelChip = part("button", { id: "model-chip", className: "chip model-chip", type: "button", textContent: "No model" });
   const stop = part("button", { id: "stop", type: "button", title: "Stop the answer", hidden: true, textContent: "Stop" }, { label: "Stop the answer" });
+  // A meter, not a button: its words are in its label and tooltip (render_meter.ts).
+  const meter = part("div", { id: "context-meter", className: "context-meter", hidden: true }, { valuemin: "0", valuemax: "100" });
+  meter.setAttribute("role", "meter");
+  const meterFill = part("span", { className: "meter-fill" });
+  const meterBar = part("span", { className: "meter-bar" });
+  meterBar.append(meterFill);
+  const meterText = part("span", { className: "meter-text" }, { hidden: "true" });
+  meter.append(meterBar, meterText);
   const header = part("header", { id: "header" });
-  header.append(modelChip, stop);
+  header.append(modelChip, meter, stop);
 
   const setup = part("section", { id: "setup", className: "card", hidden: true }, { labelledby: "setup-title" });
   // The hint sits beside the turns, not among them (drawing the turns would remove it).
@@ -43,5 +54,5 @@ export function shell(): Shell {
 
   const announcer = part("div", { id: "announcer", className: "visually-hidden" }, { live: "polite", atomic: "true" });
   document.body.prepend(header, scroller, form, announcer);
-  return { modelChip, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
+  return { modelChip, meter, meterFill, meterText, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
 }

@@ -2,11 +2,13 @@
 // user does. The extension owns the conversation; this keeps a copy (src/panel_model.ts)
 // and applies streamed events to it with the same reducer (src/turns.ts).
 
+import { conversationMeter } from "../src/context_meter";
 import { PanelModel, type PanelChange } from "../src/panel_model";
 import type { ToPanel } from "../src/protocol";
 import { announce } from "./announcer";
 import { focusNewApproval } from "./approval";
 import { savedDraft, saveDraft, send } from "./host";
+import { renderMeter } from "./render_meter";
 import { renderTurn } from "./render_turn";
 import { renderContextChip, renderEmptyState, renderModelChip } from "./render_setup";
 import { Follower } from "./scroll";
@@ -40,6 +42,7 @@ function drawTurns(change: PanelChange): void {
 
 function drawChrome(): void {
   renderModelChip(ui, model.model);
+  renderMeter(ui, conversationMeter(model.turns));
   renderContextChip(ui, model.context);
   renderEmptyState(ui, model.setup, model.turns.length > 0);
   ui.stop.hidden = !model.busy;

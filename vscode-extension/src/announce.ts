@@ -1,7 +1,9 @@
-// What the one polite live region says: an answer once, when it is complete, and an
-// approval when it appears. Short plain text, never the streamed chunks. Pure functions.
+// What the one polite live region says: an answer once, when it is complete, an approval
+// when it appears, and a compaction or a warning as it is said. Short plain text, never the streamed chunks. Pure functions.
 
-import type { TurnRecord } from "./protocol";
+import { compactionText } from "./context_meter";
+import { editorWords } from "./fixes";
+import type { StatusEvent, TurnRecord } from "./protocol";
 
 const LIMIT = 200;
 
@@ -43,4 +45,11 @@ export function completionAnnouncement(turn: TurnRecord): string | undefined {
 
 export function approvalAnnouncement(message: string): string {
   return `Lantern needs your approval: ${preview(message)}`;
+}
+
+/** A status event worth hearing as it comes: the history compacted, or the prompt cut. */
+export function statusAnnouncement(event: StatusEvent): string | undefined {
+  if (event.status === "compacted" && event.compaction) return `Lantern: ${compactionText(event.compaction)}.`;
+  if (event.status === "warning" && event.detail) return `Lantern warns: ${preview(editorWords(event.detail.summary || event.detail.message))}`;
+  return undefined;
 }

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/node";
 import type { Chrome } from "./chrome";
 import type { Server } from "./client";
+import { conversationMeter, type Meter } from "./context_meter";
 import { editorWords } from "./fixes";
 import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, TurnRecord } from "./protocol";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
@@ -53,6 +54,9 @@ export class Questions implements vscode.Disposable {
   private subscription: vscode.Disposable | undefined;
   private readonly answered = new vscode.EventEmitter<AskResult>();
   readonly onDidAnswer = this.answered.event;
+  private readonly measured = new vscode.EventEmitter<void>();
+  /** The running question's request was measured against the window, or compacted. */
+  readonly onDidMeasure = this.measured.event;
 
   constructor(
     private readonly view: Pick<ConversationView, "post" | "show">,
@@ -98,6 +102,7 @@ export class Questions implements vscode.Disposable {
       applyEvent(turn, event);
       if (event.kind === "tool" && event.status !== "awaiting_approval") this.closeApprovalFor(event.callId);
       this.view.post({ type: "event", key: running.key, event });
+      if (event.kind === "usage" || (event.kind === "status" && event.status === "compacted")) this.measured.fire();
     });
   }
 
@@ -311,8 +316,9 @@ export class Questions implements vscode.Disposable {
     this.view.post({ type: "state", state: this.state() });
   }
 
-  /** Tokens of the last answer (a failed question is not one) and of the whole conversation. */
-  usage(): { last?: AskResult; total: { promptTokens: number; completionTokens: number } } {
+  /** Tokens of the last answer (a failed question is not one) and of the whole conversation,
+   * and how full the context window is. */
+  usage(): { last?: AskResult; total: { promptTokens: number; completionTokens: number }; meter?: Meter } {
     const total = { promptTokens: 0, completionTokens: 0 };
     let last: AskResult | undefined;
     for (const turn of this.conversation.turns) {
@@ -321,7 +327,7 @@ export class Questions implements vscode.Disposable {
       total.completionTokens += turn.result.usage.completionTokens;
       if (turn.result.stopReason !== "error") last = turn.result; // a failure answered nothing
     }
-    return { last, total };
+    return { last, total, meter: conversationMeter(this.conversation.turns) };
   }
 
   dispose(): void {
@@ -329,5 +335,6 @@ export class Questions implements vscode.Disposable {
     this.running?.cancel.cancel();
     for (const id of [...this.pending.keys()]) this.settle(id, null);
     this.answered.dispose();
+    this.measured.dispose();
   }
 }

@@ -150,10 +150,3 @@ export function stopText(result: Pick<AskResult, "stopReason" | "detail">): stri
   }
   return STOP_TEXT[stopReason] ?? `Stopped: ${stopReason}.`;
 }
-
-/** A warning (e.g. the endpoint cut the prompt) as one short note. */
-export function warningText(warning: Detail): string {
-  const lines = warning.fixes.map(fixLine).filter((line): line is string => line !== undefined);
-  const summary = editorWords((warning.summary || warning.message).trim()).replace(/[.\s]+$/, "");
-  return lines.length ? `${summary}. ${lines.join("; ")}.` : `${summary}.`;
-}

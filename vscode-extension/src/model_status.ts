@@ -17,13 +17,14 @@ export class ModelStatus implements vscode.Disposable {
   constructor(
     private readonly view: Pick<ConversationView, "post">,
     private readonly server: Server,
-    private readonly questions: Pick<Questions, "usage" | "onDidAnswer">,
+    private readonly questions: Pick<Questions, "usage" | "onDidAnswer" | "onDidMeasure">,
     private readonly chrome: Chrome,
   ) {
     this.disposables = [
       this.item,
       server.onDidChange(() => this.refresh()),
       questions.onDidAnswer(() => this.refresh()),
+      questions.onDidMeasure(() => this.refresh()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (!event.affectsConfiguration("lantern")) return;
         this.refresh();
@@ -34,10 +35,10 @@ export class ModelStatus implements vscode.Disposable {
   }
 
   refresh(): void {
-    const { last, total } = this.questions.usage();
+    const { last, total, meter } = this.questions.usage();
     this.view.post({ type: "model", ...this.chrome.of(last?.model ?? null) });
     if (!this.server.client) return;
-    const shown = statusView({ configured: configuredModel(), last, total });
+    const shown = statusView({ configured: configuredModel(), last, total, meter });
     this.item.text = shown.text;
     this.item.tooltip = shown.tooltip;
     this.item.command = shown.command;

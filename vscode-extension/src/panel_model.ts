@@ -2,7 +2,7 @@
 // which turns to draw again, whether the newest turn moved, what the live region says.
 // Pure: the webview does the drawing.
 
-import { approvalAnnouncement, completionAnnouncement } from "./announce";
+import { approvalAnnouncement, completionAnnouncement, statusAnnouncement } from "./announce";
 import type { ContextChip, PanelState, SetupState, ToPanel, TurnRecord } from "./protocol";
 import { applyEvent } from "./turns";
 
@@ -57,7 +57,9 @@ export class PanelModel {
       case "event": {
         const turn = this.byKey.get(message.key);
         if (!turn) break;
+        const heard = message.event.kind === "status" && turn.state !== "done" ? statusAnnouncement(message.event) : undefined;
         applyEvent(turn, message.event);
+        if (heard) change.announce.push(heard);
         this.noted(turn, change);
         change.turns.push(turn.key);
         if (turn.key === this.newestKey) change.follow = "newest";

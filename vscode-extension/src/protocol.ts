@@ -63,6 +63,29 @@ export interface Detail {
   fixes: Fix[];
 }
 
+/** How full the context window is: the tokens the last request and its reply took (`used`)
+ * of the `window`, and where the window came from (`source`, e.g. "the maxContextTokens
+ * setting"). In each `usage` event and in the result (docs/protocol.md#lanternask). */
+export interface ContextFill {
+  used: number;
+  window: number;
+  source: string;
+}
+
+/** What one compaction of the history did to fit the window: `turns` earlier questions
+ * summarized or dropped, `outputs` old tool outputs shortened, the history's tokens `before`
+ * and `after`; `summary` is the model's summary (plain text), `why` why the turns were not
+ * summarized instead. */
+export interface Compaction {
+  how: "summarized" | "shortened" | "dropped";
+  before: number;
+  after: number;
+  turns: number;
+  outputs: number;
+  summary?: string;
+  why?: string;
+}
+
 export interface AskResult {
   conversationId: string;
   answer: string;
@@ -75,6 +98,8 @@ export interface AskResult {
   detail?: Detail;
   warnings?: Detail[];
   model?: string | null; // the model that answered (absent from older servers)
+  context?: ContextFill; // how full the window was after the last request (absent from older servers)
+  compactions?: Compaction[]; // present when the history was compacted during the question
 }
 
 /** One earlier exchange, sent so a server that does not know the conversation (after a
@@ -169,9 +194,21 @@ export interface ToolEvent {
 export type LanternEvent = { conversationId: string; requestId: number | string } & (
   | ToolEvent
   | { kind: "answerDelta"; text: string }
-  | { kind: "usage"; promptTokens: number; completionTokens: number }
-  | { kind: "status"; status: string; step?: number; message?: string | null; resetAnswer?: boolean }
+  | { kind: "usage"; promptTokens: number; completionTokens: number; context: ContextFill }
+  | StatusEvent
 );
+
+/** A `status` event: `warning` carries `detail` (the endpoint cut the prompt), `compacted`
+ * carries `compaction` (what was done to fit the window) and says it in `message`. */
+export interface StatusEvent {
+  kind: "status";
+  status: string;
+  step?: number;
+  message?: string | null;
+  resetAnswer?: boolean;
+  detail?: Detail;
+  compaction?: Compaction;
+}
 
 export interface ServerInfo {
   version: string;
@@ -207,6 +244,12 @@ export interface TurnRecord {
   result?: AskResult;
   failure?: { message: string; cancelled: boolean };
   approval?: PanelApproval;
+  /** How full the window was after this question's latest request (its result's, once done). */
+  context?: ContextFill;
+  /** What was compacted to fit the window while this question ran: a divider before it. */
+  compactions?: Compaction[];
+  /** What to know although the question went on (the endpoint cut the prompt), as it is said. */
+  warnings?: Detail[];
 }
 
 /** What the empty view offers while no model is set; absent once one is. */

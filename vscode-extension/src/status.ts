@@ -1,5 +1,7 @@
-// The status bar item: which model answers, and what the answers cost in tokens. Pure.
+// The status bar item: which model answers, what the answers cost in tokens and how full
+// the context window is. Pure.
 
+import type { Meter } from "./context_meter";
 import type { AskResult } from "./protocol";
 
 export interface Usage {
@@ -14,6 +16,8 @@ export interface StatusInput {
   last?: Pick<AskResult, "model" | "usage">;
   /** The whole conversation's tokens. */
   total: Usage;
+  /** How full the context window is (the view's meter), once a request was measured. */
+  meter?: Pick<Meter, "label">;
 }
 
 export interface StatusView {
@@ -31,7 +35,7 @@ export function tokens(n: number): string {
  * (then the next answer comes from that one). With no model set and none that answered,
  * the item offers to connect one.
  */
-export function statusView({ configured, last, total }: StatusInput): StatusView {
+export function statusView({ configured, last, total, meter }: StatusInput): StatusView {
   const setting = configured || null;
   const answered = last?.model || null;
   const model = setting && answered !== setting ? setting : (answered ?? setting);
@@ -51,6 +55,7 @@ export function statusView({ configured, last, total }: StatusInput): StatusView
     lines.push(`The last answer came from ${answered ?? "another model"}; the next comes from ${model}.`);
   }
   if (last) lines.push(`This conversation: ${total.promptTokens} tokens in, ${total.completionTokens} out.`);
+  if (meter) lines.push(meter.label);
   lines.push("Click to pick another model.");
   return { text, tooltip: lines.join("\n"), command: "lantern.pickModel" };
 }

@@ -50,8 +50,12 @@ export function applyEvent(turn: TurnRecord, event: LanternEvent): void {
   } else if (event.kind === "answerDelta") {
     turn.answer += event.text;
     turn.state = "running";
+  } else if (event.kind === "usage") {
+    turn.context = event.context;
   } else if (event.kind === "status") {
     turn.state = "running";
+    if (event.status === "compacted" && event.compaction) turn.compactions = [...(turn.compactions ?? []), event.compaction];
+    else if (event.status === "warning" && event.detail) turn.warnings = [...(turn.warnings ?? []), event.detail];
     if (event.resetAnswer && turn.answer.trim()) {
       // The server starts the reply again: keep what was shown, marked, instead of wiping it.
       turn.interrupted = turn.answer;
@@ -62,12 +66,16 @@ export function applyEvent(turn: TurnRecord, event: LanternEvent): void {
   }
 }
 
-/** The server's result: the final answer, references and calls replace what was streamed. */
+/** The server's result: the final answer, references and calls replace what was streamed;
+ * its meter, compactions and warnings replace those of the events (the same, complete). */
 export function applyResult(turn: TurnRecord, result: AskResult): void {
   turn.result = result;
   turn.answer = result.answer;
   turn.state = "done";
   turn.approval = undefined;
+  turn.context = result.context ?? turn.context;
+  turn.compactions = result.compactions ?? turn.compactions;
+  turn.warnings = result.warnings ?? turn.warnings;
   if (turn.interrupted !== undefined && turn.interrupted === result.answer) turn.interrupted = undefined;
   for (const call of result.toolCalls) {
     upsertTool(turn, {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { editorWords, failureView, fixLine, settingId, stopText, warningText, type FixView } from "../src/fixes";
+import { editorWords, failureView, fixLine, settingId, stopText, type FixView } from "../src/fixes";
 import type { Detail } from "../src/protocol";
 
 const wrongUrl: Detail = {
@@ -155,16 +155,25 @@ test("stop lines: filtered and truncated say what the server said; the rest name
   assert.equal(stopText({ stopReason: "cancelled" }), "Cancelled.");
 });
 
-test("a warning reads as one note with its fixes", () => {
+test("the prompt-cut warning shows its fixes in the editor's words, with no flag and no Retry", () => {
   const warning: Detail = {
     code: "prompt_truncated",
-    message: "the endpoint counted 900 of 4,000 prompt tokens: it cut the conversation to fit its context window.",
-    summary: "the endpoint counted 900 of 4,000 prompt tokens: it cut the conversation to fit its context window.",
-    fixes: [{ note: "raise Ollama's context window: start it with OLLAMA_CONTEXT_LENGTH=16384" }],
+    message: "the endpoint counted 900 prompt tokens, but Lantern sent about 4,000: the server cut the conversation",
+    summary: "the endpoint counted 900 prompt tokens, but Lantern sent about 4,000: the server cut the conversation",
+    fixes: [
+      { note: "raise Ollama's context window: start it with OLLAMA_CONTEXT_LENGTH=16384" },
+      { setting: "maxContextTokens", note: "set it to the window the server really runs with (was --max-context-tokens)" },
+    ],
   };
-  assert.equal(
-    warningText(warning),
-    "the endpoint counted 900 of 4,000 prompt tokens: it cut the conversation to fit its context window. raise Ollama's context window: start it with OLLAMA_CONTEXT_LENGTH=16384.",
+  const view = failureView({ key: "k", detail: warning, retry: false });
+  assert.equal(view.summary, warning.summary);
+  assert.deepEqual(view.lines, [
+    "raise Ollama's context window: start it with OLLAMA_CONTEXT_LENGTH=16384",
+    "Check lantern.maxContextTokens: set it to the window the server really runs with (was lantern.maxContextTokens)",
+  ]);
+  assert.deepEqual(
+    view.buttons.map((b) => [b.label, b.setting]),
+    [["Open Setting", "lantern.maxContextTokens"]],
   );
-  assert.equal(warningText({ ...warning, fixes: [] }), warning.summary);
+  assert.doesNotMatch(JSON.stringify(view), /--max-context-tokens/);
 });

@@ -117,3 +117,20 @@ test("the editor context chip comes with the state and follows its own messages"
   assert.equal(model.context, null);
   assert.deepEqual(change.turns, []); // no turn is drawn again for it
 });
+
+test("a compaction and a cut prompt are said once, as they come; a restored divider is not read out again", () => {
+  const compaction = { how: "summarized" as const, before: 12400, after: 900, turns: 2, outputs: 0, summary: "s" };
+  const model = new PanelModel();
+  model.apply({ type: "state", state: state([]) });
+  model.apply({ type: "turn", turn: newTurn("k", "And now?", "running") });
+  const compacted = model.apply({ type: "event", key: "k", event: { ...ids, kind: "status", status: "compacted", message: "Earlier turns summarized (12,400 → 900 tokens)", compaction } });
+  assert.deepEqual(compacted.announce, ["Lantern: Earlier turns summarized (12,400 → 900 tokens)."]);
+  const detail = { code: "prompt_truncated", message: "m", summary: "the endpoint counted 40 prompt tokens, but Lantern sent about 3,000", fixes: [] };
+  const warned = model.apply({ type: "event", key: "k", event: { ...ids, kind: "status", status: "warning", message: "m", detail } });
+  assert.deepEqual(warned.announce, ["Lantern warns: the endpoint counted 40 prompt tokens, but Lantern sent about 3,000"]);
+  const thinking = model.apply({ type: "event", key: "k", event: { ...ids, kind: "status", status: "thinking" } });
+  assert.deepEqual(thinking.announce, []);
+  const restored = new PanelModel();
+  const change = restored.apply({ type: "state", state: state([{ ...done("k", "Answer."), compactions: [compaction] }]) });
+  assert.deepEqual(change.announce, []);
+});

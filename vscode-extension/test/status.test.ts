@@ -37,3 +37,10 @@ test("no setting, but a model found on the machine answered: that model", () => 
   assert.equal(view.text, "$(lightbulb) qwen2.5-coder · 1↑ 2↓");
   assert.match(view.tooltip, /lantern.model is not set/);
 });
+
+test("the tooltip repeats the view's context meter line", () => {
+  const label = "Context 85% full: earlier turns will be summarized. 5,100 of 6,000 tokens (85%) · window: the maxContextTokens setting";
+  const view = statusView({ configured: "m1", last: { model: "m1", usage: { promptTokens: 5000, completionTokens: 100 } }, total: none, meter: { label } });
+  assert.ok(view.tooltip.split("\n").includes(label), view.tooltip);
+  assert.doesNotMatch(statusView({ configured: "m1", total: none }).tooltip, /Context/);
+});

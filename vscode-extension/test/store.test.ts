@@ -111,3 +111,20 @@ test("titles are one line, capped", () => {
   assert.equal(titleOf("  where\nis  it?  "), "where is it?");
   assert.equal(titleOf("x".repeat(200)).length, 80);
 });
+
+test("a turn's meter, compaction divider (with its summary) and warnings are stored and come back", async () => {
+  const memory = new Memory();
+  const store = new ConversationStore(memory);
+  const t = turn("k1", "And the router?", "It is in `src/app.py:15-20`.");
+  t.context = { used: 1800, window: 6000, source: "the maxContextTokens setting" };
+  t.compactions = [{ how: "summarized", before: 7000, after: 600, turns: 2, outputs: 0, summary: "Asked where the handler is: src/app.py:10-12. <b>kept as text</b>" }];
+  t.warnings = [{ code: "prompt_truncated", message: "cut", summary: "cut", fixes: [{ note: "raise the server's context window" }] }];
+  await store.save(conversation("c1", [t]));
+  const back = new ConversationStore(memory).load("c1")?.turns[0];
+  assert.deepEqual(back?.context, t.context);
+  assert.deepEqual(back?.compactions, t.compactions);
+  assert.deepEqual(back?.warnings, t.warnings);
+  assert.deepEqual(settleRestored(back as TurnRecord).compactions, t.compactions);
+  // What the server gets after a reload is still the questions and answers.
+  assert.deepEqual(historyOf([back as TurnRecord]), [{ question: "And the router?", answer: "It is in `src/app.py:15-20`." }]);
+});

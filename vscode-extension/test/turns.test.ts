@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { activityRow } from "../src/activity";
-import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "../src/protocol";
+import type { AskResult, Compaction, Detail, LanternEvent, PanelApproval, StatusEvent, ToolEvent, TurnRecord } from "../src/protocol";
 import {
   applyApproval,
   applyApprovalClosed,
@@ -27,7 +27,8 @@ const tool = (callId: string, status: ToolEvent["status"], extra: Partial<ToolEv
   ...extra,
 });
 const delta = (text: string): LanternEvent => ({ ...ids, kind: "answerDelta", text });
-const status = (s: string, extra: { resetAnswer?: boolean } = {}): LanternEvent => ({ ...ids, kind: "status", status: s, ...extra });
+const status = (s: string, extra: Partial<StatusEvent> = {}): LanternEvent => ({ ...ids, kind: "status", status: s, ...extra });
+const usage = (used: number, window = 6000): LanternEvent => ({ ...ids, kind: "usage", promptTokens: used, completionTokens: 10, context: { used, window, source: "the maxContextTokens setting" } });
 
 function result(answer: string, extra: Partial<AskResult> = {}): AskResult {
   return {
@@ -229,4 +230,66 @@ test("approval actions: granting ones shown first, the server's first (never gra
   assert.deepEqual(shown.actions, ["Allow", "Allow in Chat", "Always Allow", "Deny"]);
   assert.equal(shown.safe, "Deny");
   assert.deepEqual(shownActions([]), { actions: [], safe: undefined });
+});
+
+const compaction: Compaction = { how: "summarized", before: 12400, after: 900, turns: 2, outputs: 0, summary: "The handler is at src/app.py:10-12." };
+const cut: Detail = {
+  code: "prompt_truncated",
+  message: "the endpoint counted 40 prompt tokens, but Lantern sent about 3,000",
+  summary: "the endpoint counted 40 prompt tokens, but Lantern sent about 3,000",
+  fixes: [{ note: "raise the server's context window" }],
+};
+
+test("the meter follows each measured request while the question runs, then the result's", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, usage(1200));
+  assert.deepEqual(turn.context, { used: 1200, window: 6000, source: "the maxContextTokens setting" });
+  applyEvent(turn, usage(2600));
+  assert.equal(turn.context?.used, 2600);
+  applyResult(turn, result("a", { context: { used: 2700, window: 6000, source: "the maxContextTokens setting" } }));
+  assert.equal(turn.context?.used, 2700);
+  // An older server's result carries no meter: the last measured request stands.
+  const older = newTurn("o", "q", "running");
+  applyEvent(older, usage(900));
+  applyResult(older, result("a"));
+  assert.equal(older.context?.used, 900);
+});
+
+test("a compaction and a cut prompt are kept in the turn as they are said; the answer is untouched", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, delta("Partial "));
+  applyEvent(turn, status("compacted", { message: "Earlier turns summarized (12,400 → 900 tokens)", compaction }));
+  applyEvent(turn, status("warning", { message: cut.message, detail: cut }));
+  assert.deepEqual(turn.compactions, [compaction]);
+  assert.deepEqual(turn.warnings, [cut]);
+  assert.equal(turn.answer, "Partial ");
+  // The result lists the same; a result without them (an older server) keeps what was said.
+  applyResult(turn, result("Answer.", { compactions: [compaction], warnings: [cut] }));
+  assert.deepEqual(turn.compactions, [compaction]);
+  assert.deepEqual(turn.warnings, [cut]);
+  const older = newTurn("o", "q", "running");
+  applyEvent(older, status("compacted", { compaction }));
+  applyResult(older, result("Answer."));
+  assert.deepEqual(older.compactions, [compaction]);
+});
+
+test("a question stopped after a compaction keeps its divider, also after a reload", () => {
+  const turn = newTurn("k", "q", "running");
+  applyEvent(turn, status("compacted", { compaction }));
+  applyEvent(turn, status("warning", { detail: cut }));
+  const restored = settleRestored(JSON.parse(JSON.stringify(turn)) as TurnRecord);
+  assert.equal(restored.state, "done");
+  assert.deepEqual(restored.compactions, [compaction]);
+  assert.deepEqual(restored.warnings, [cut]);
+  applyFailure(turn, "Stopped.", true);
+  assert.deepEqual(turn.compactions, [compaction]);
+});
+
+test("a compaction or usage after the result changes nothing", () => {
+  const turn = newTurn("k", "q", "running");
+  applyResult(turn, result("a", { context: { used: 100, window: 6000, source: "s" } }));
+  applyEvent(turn, usage(5000));
+  applyEvent(turn, status("compacted", { compaction }));
+  assert.equal(turn.context?.used, 100);
+  assert.equal(turn.compactions, undefined);
 });
