@@ -65,7 +65,13 @@ _CONTEXT_KNOBS: dict[Server, str] = {
 def context_fixes(server: Server, *, truncated_prompt: bool = False) -> tuple[Fix, ...]:
     """How to fit the conversation into the window: the server's knob, then Lantern's budget."""
     fixes = [Fix(note=_CONTEXT_KNOBS[server])] if server in _CONTEXT_KNOBS else []
-    if not truncated_prompt:
+    if truncated_prompt:  # Lantern sent more than the server runs with: tell it the window
+        fixes = fixes or [Fix(note="raise the model server's context window")]
+        fixes += [
+            Fix(note="use a model with a longer context window"),
+            Fix("maxContextTokens", note="set it to the window the server really runs with"),
+        ]
+    else:
         fixes.append(
             Fix("maxContextTokens", note="lower it, or start a new conversation, to send less")
         )

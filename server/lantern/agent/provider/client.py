@@ -280,8 +280,7 @@ class ModelClient:
             f"the endpoint counted {counted:,} prompt tokens, but Lantern sent about {sent:,}: "
             "the server cut the conversation to fit its context window, so the model did not "
             "see all of what was read",
-            fixes=context_fixes(self.server, truncated_prompt=True)
-            or (Fix(note="raise the server's context window"),),
+            fixes=context_fixes(self.server, truncated_prompt=True),
         )
 
     def _assembler(self, request: ChatTurn) -> ReplyAssembler:
