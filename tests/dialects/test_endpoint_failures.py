@@ -191,8 +191,10 @@ def test_a_redirect_to_https_is_not_followed(fake: FakeOpenAI, lantern: Lantern)
     run = lantern.ask(replay.QUESTION)
     found = detail(run, "model_redirected")
     assert fix_for(found, "baseUrl")["value"] == f"https://127.0.0.1:{fake.port}/v1"
-    # One POST; no GET to the redirect target, no probe: the model is not blamed.
-    assert [(r.method, r.path) for r in fake.requests] == [("POST", "/v1/chat/completions")]
+    # One POST and the context window's lookup (the model list, at the same origin); no GET
+    # to the redirect target, no probe: the model is not blamed.
+    sent = [(r.method, r.path) for r in fake.requests]
+    assert sent == [("GET", "/v1/models"), ("POST", "/v1/chat/completions")]
     assert "model" not in found["message"].split(";")[0]
 
 

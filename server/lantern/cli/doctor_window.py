@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from lantern.agent.failure import Fix
-from lantern.agent.provider.classify import Server, context_fixes
+from lantern.agent.provider.classify import Server, server_knob
 from lantern.agent.provider.endpoint import OPENAI, Endpoint, EndpointError, resolve_endpoint
 from lantern.agent.provider.window import (
     ContextWindow,
@@ -77,7 +77,8 @@ def _fixes(window: ContextWindow, server: str) -> list[Fix]:
     window's source names (a vLLM or llama.cpp found behind another address)."""
     named = _NAMED.match(window.source.removeprefix("default: "))
     knob = server if server in _KNOBS else _SOURCES[named[1]] if named else None
-    fixes = list(context_fixes(cast(Server, knob), truncated_prompt=True)) if knob else []
+    found = server_knob(cast(Server, knob)) if knob else None
+    fixes = [found] if found else []
     fixes.append(Fix("model", note="a model with a longer context window"))
     if window.kind == "setting":
         fixes.append(

@@ -62,9 +62,15 @@ _CONTEXT_KNOBS: dict[Server, str] = {
 }
 
 
+def server_knob(server: Server) -> Fix | None:
+    """How to give `server`'s model a larger window, in the server's own words."""
+    return Fix(note=_CONTEXT_KNOBS[server]) if server in _CONTEXT_KNOBS else None
+
+
 def context_fixes(server: Server, *, truncated_prompt: bool = False) -> tuple[Fix, ...]:
     """How to fit the conversation into the window: the server's knob, then Lantern's budget."""
-    fixes = [Fix(note=_CONTEXT_KNOBS[server])] if server in _CONTEXT_KNOBS else []
+    knob = server_knob(server)
+    fixes = [knob] if knob else []
     if truncated_prompt:  # Lantern sent more than the server runs with: tell it the window
         fixes = fixes or [Fix(note="raise the model server's context window")]
         fixes += [

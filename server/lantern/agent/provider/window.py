@@ -191,7 +191,10 @@ def known_family(model: str) -> str | None:
 def server_of(base_url: str, environ: Mapping[str, str]) -> Server:
     """Which server answers at `base_url`, as far as the address tells: Ollama's
     (`OLLAMA_HOST` as elsewhere), OpenRouter's, a hosted API's, or one to ask."""
-    host = (urlsplit(base_url).hostname or "").lower()
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower()
+    if "/openai/" in parts.path + "/":  # Azure's surfaces, on any host (a gateway too)
+        return "hosted"
     if host == "openrouter.ai" or host.endswith(".openrouter.ai"):
         return "openrouter"
     if origin(base_url) == origin(ollama_base_url(environ)):

@@ -270,7 +270,10 @@ async def _openrouter(base_url: str, model: str, prober: Prober) -> Found:
 
 
 async def _other(base_url: str, model: str, prober: Prober) -> Found:
-    """An address Lantern cannot place: its model list says what serves it."""
+    """An address Lantern cannot place: its model list says what serves it. Asked only of
+    an OpenAI-compatible root (a path ending in `/v1`), whose `/models` is a model list."""
+    if not urlsplit(base_url).path.rstrip("/").endswith("/v1"):
+        return Found.nothing("", settled=True)
     models = await prober.json(with_path(base_url, "/models"))
     entries = _items(models, "data")
     if any("max_model_len" in e or e.get("owned_by") == "vllm" for e in entries):
