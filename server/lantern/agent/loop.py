@@ -23,15 +23,15 @@ from typing import Literal
 
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import Event, EventSink
+from lantern.agent.events import Event, EventSink, StopReason, StopStatus, ToolCallRecord
 from lantern.agent.instructions import offer_once
 from lantern.agent.model_side import ModelSide, Turn
 from lantern.agent.protocol.seam import Message
 from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ModelError, ToolCall
-from lantern.agent.result import AskResult, StopReason, detail_json
-from lantern.agent.tool_round import ToolCallRecord, ToolRunner
+from lantern.agent.result import AskResult
+from lantern.agent.tool_round import ToolRunner
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -252,11 +252,8 @@ class Agent:
             # (strict providers) or after another user message (strictly alternating templates).
             closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
             q.conv.messages.append({"role": "assistant", "content": closing})
-        final: Event = {"kind": "status", "status": stop, "message": None}
-        if detail is not None:
-            outcome = None if stop == "error" else stop
-            final |= {"message": detail.message, "detail": detail_json(detail, outcome)}
-        q.emit(final)
+        shown = detail.detail(None if stop == "error" else stop) if detail else None
+        q.emit(StopStatus(stop, detail.message if detail else None, shown))
         error = detail if stop == "error" else None
         return AskResult(
             conversation_id=q.conv.id,
@@ -265,9 +262,9 @@ class Agent:
             tool_calls=q.tools.calls,
             usage=q.model.usage,
             stop_reason=stop,
-            error=error.message if error else None,
-            error_kind=error.kind if error else None,
-            detail=detail,
-            warnings=q.model.warnings,
             model=self.model.model,
+            error=error.message if error else None,
+            error_code=error.code if error else None,
+            detail=shown,
+            warnings=[w.detail("prompt_truncated") for w in q.model.warnings],
         )

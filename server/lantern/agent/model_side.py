@@ -23,7 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import EventSink
+from lantern.agent.events import (
+    AnswerDeltaEvent,
+    EventSink,
+    ProtocolStatus,
+    ReasoningEvent,
+    RetryingStatus,
+    ThinkingStatus,
+    UsageEvent,
+    WarningStatus,
+)
 from lantern.agent.instructions import with_instructions
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
@@ -38,7 +47,6 @@ from lantern.agent.protocol.seam import (
 )
 from lantern.agent.provider.stream import ReplyTooLarge
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, Usage
-from lantern.agent.result import detail_json, usage_json
 from lantern.agent.tokens import message_tokens
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -94,7 +102,7 @@ class ModelSide:
             mode = self.settings.tool_protocol
             protocol = protocol_for(mode, self.conv.tool_protocol, self._specs)
             messages = await self._messages(protocol, final_note)
-            self.emit({"kind": "status", "status": "thinking", "step": step})
+            self.emit(ThinkingStatus(step))
             try:
                 reply = await self._request(messages, protocol.offer(self.conv.messages, final))
             except ModelError as exc:
@@ -137,13 +145,11 @@ class ModelSide:
         """This conversation uses `switch.to` from now on (`auto` only); said once."""
         self.conv.tool_protocol = switch.to.name
         self.emit(
-            {
-                "kind": "status",
-                "status": "protocol",
-                "protocol": switch.to.name,
-                "message": f"model {self.model.model!r} {switch.why}; "
+            ProtocolStatus(
+                switch.to.name,
+                f"model {self.model.model!r} {switch.why}; "
                 f"using the {switch.to.name} tool protocol",
-            }
+            )
         )
 
     async def _request(self, messages: list[Message], offer: Offer) -> Reply:
@@ -156,14 +162,14 @@ class ModelSide:
 
         def on_text(text: str) -> None:
             self._said.append(text)
-            self.emit({"kind": "answerDelta", "text": text})
+            self.emit(AnswerDeltaEvent(text))
 
         def on_reasoning(text: str) -> None:
-            self.emit({"kind": "reasoning", "text": text})
+            self.emit(ReasoningEvent(text))
 
         def on_retry(why: str) -> None:
             del self._said[self._mark :]
-            self.emit({"kind": "status", "status": "retrying", "message": why, "resetAnswer": True})
+            self.emit(RetryingStatus(why))
 
         turn = ChatTurn(
             messages,
@@ -196,21 +202,14 @@ class ModelSide:
             return
         self.conv.warned_cut = True
         self.warnings.append(warning)
-        self.emit(
-            {
-                "kind": "status",
-                "status": "warning",
-                "message": warning.message,
-                "detail": detail_json(warning, "prompt_truncated"),
-            }
-        )
+        self.emit(WarningStatus(warning.message, warning.detail("prompt_truncated")))
 
     def _account(
         self, messages: list[Message], usage: Usage | None, outcome: str, started: float
     ) -> None:
         self.usage.add(usage)
         if usage is not None:
-            self.emit({"kind": "usage", **usage_json(self.usage)})
+            self.emit(UsageEvent.of(self.usage))
         if self.audit is not None:
             self.audit.model_request(
                 conversation=self.conv.id,
