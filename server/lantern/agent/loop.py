@@ -246,15 +246,15 @@ class Agent:
 
     async def _close(self, q: _Question, answered: Answered) -> AskResult:
         """End the turn in the history, say the final status, and make the result."""
-        answer, stop, detail = answered.answer, answered.stop, answered.why
+        answer, stop, why = answered.answer, answered.stop, answered.why
         if q.conv.messages[-1].get("role") != "assistant":
             # Close the turn, so a follow-up question never comes right after tool results
             # (strict providers) or after another user message (strictly alternating templates).
             closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
             q.conv.messages.append({"role": "assistant", "content": closing})
-        shown = detail.detail(None if stop == "error" else stop) if detail else None
-        q.emit(StopStatus(stop, detail.message if detail else None, shown))
-        error = detail if stop == "error" else None
+        detail = why.detail(None if stop == "error" else stop) if why else None
+        q.emit(StopStatus(stop, why.message if why else None, detail))
+        error = why if stop == "error" else None
         return AskResult(
             conversation_id=q.conv.id,
             answer=answer,
@@ -265,6 +265,6 @@ class Agent:
             model=self.model.model,
             error=error.message if error else None,
             error_code=error.code if error else None,
-            detail=shown,
+            detail=detail,
             warnings=[w.detail("prompt_truncated") for w in q.model.warnings],
         )
