@@ -16,7 +16,7 @@ in the order declared, each under its name in camelCase (`tool_calls` →
   onto one line, milliseconds to a tenth); combines with `optional`.
 
 Only the standard library here, so a module that declares a shape loads nothing
-more; the converter (cattrs) is `lantern.converter`.
+more; the writer is `lantern.converter`.
 """
 
 from __future__ import annotations

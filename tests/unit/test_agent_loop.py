@@ -42,11 +42,10 @@ from lantern.audit import AuditLog
 from lantern.converter import to_json
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import settings_with
+from tests.conftest import SentEvents, settings_with
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.fakes.scripted_model import Say, ScriptedModel
 from tests.hang import HANG_S
-from tests.sent import SentEvents
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
 CANARY = "CANARY-LOOP-91d0c3"

@@ -37,8 +37,8 @@ from lantern.converter import to_json
 from lantern.workspace.jail import Identity
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import SentEvents
 from tests.fakes.openai_server import FakeOpenAI
-from tests.sent import SentEvents
 
 # --- the search prompt names the pattern ------------------------------------------------
 

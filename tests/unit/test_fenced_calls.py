@@ -23,9 +23,8 @@ from lantern.approvals.approver import Decision, Fixed
 from lantern.settings.model import ToolProtocol
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import settings_with, write
+from tests.conftest import SentEvents, settings_with, write
 from tests.fakes.openai_server import FakeOpenAI, Turn
-from tests.sent import SentEvents
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
 CALL = json.dumps({"name": "read_file", "arguments": {"path": "src/util.py"}})

@@ -8,8 +8,8 @@ clipboard). Lantern's own messages keep their line breaks: a failure is its
 headline, then one line per fix, worded for the command line (flags and
 environment variables; `failure_lines`). `--json` prints one JSON document that
 is always valid UTF-8 and leaves every string exactly as it was (escaped, never
-altered): the `lantern/ask` result, written by the language server's converter
-(`lantern.converter`).
+altered): the `lantern/ask` result, written by the language server's own writer
+(`lantern.converter.to_json`).
 """
 
 from __future__ import annotations
