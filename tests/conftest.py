@@ -1,7 +1,8 @@
 """Shared fixtures and helpers: the fake model server, the real model client on it, the
 workspace folder `ws`, tool contexts on it (`ctx`, `ctx_for`), ways to call a tool
 (`run`, `call`), to lay down files (`write`), to read a result (`rows`, `numbered`),
-and the default settings with some changed (`settings_with`)."""
+the default settings with some changed (`settings_with`), and a question's events as a
+client receives them (`SentEvents`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lantern.agent.events import Event
 from lantern.agent.provider.client import ModelClient
 from lantern.approvals.approver import Approver, Decision, Fixed, PromptObserver
 from lantern.code.cache import ParseCache
+from lantern.converter import to_json
 from lantern.settings.model import Settings
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.registry import run_tool
@@ -59,6 +62,18 @@ async def run(ctx: ToolContext, name: str, args: Mapping[str, Any] | str) -> Too
 async def call(ctx: ToolContext, tool: str, **args: Any) -> ToolResult:
     """Call a tool with these arguments, already parsed."""
     return await run_tool(tool, args, ctx)
+
+
+class SentEvents(list[dict[str, Any]]):
+    """An event sink for `Agent.ask` that keeps each event as the JSON a `lantern/event`
+    notification carries (without its envelope), so a test reads `event["kind"]`,
+    `event["callId"]` as an editor does."""
+
+    def __call__(self, event: Event) -> None:
+        self.append(to_json(event))
+
+    def __bool__(self) -> bool:
+        return True  # a sink even before its first event (`Agent.ask` drops a falsy one)
 
 
 def write(root: Path, rel: str, text: str = "hello\n") -> Path:

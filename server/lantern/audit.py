@@ -81,6 +81,8 @@ class AuditLog:
             ) from None
 
     def _base(self, kind: str, conversation: str) -> dict[str, Any]:
+        # The audit log's own record format (one JSON line each), not a message of the
+        # wire, so not `lantern.converter`'s to write.
         return {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "kind": kind,

@@ -3,16 +3,27 @@
 
 Both build the same objects from the same settings, so a question asked on the command
 line and one asked in an editor run with the same client options, limits and audit log.
+`AgentSide` is what a server's session keeps of them between requests; the session loads
+this module on first use (`session.load_agent_side`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from lantern.agent.conversation import Conversations
 from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
-from lantern.agent.provider.endpoint import Endpoint
-from lantern.agent.provider.window import ContextWindow
+from lantern.agent.provider.endpoint import Endpoint, resolve_endpoint
+from lantern.agent.provider.model_lists import (
+    LocalServer,
+    ModelList,
+    endpoint_models,
+    local_candidates,
+    probe_local_servers,
+)
+from lantern.agent.provider.window import ContextWindow, context_window
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -67,3 +78,42 @@ def agent(
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
         window=window,
     )
+
+
+class AgentSide:
+    """What a language server's session keeps of the agent side between requests: the
+    conversations, and one model client per set of client options (`model_options`)."""
+
+    def __init__(self) -> None:
+        self.conversations = Conversations()
+        self._clients: dict[ClientOptions, ModelClient] = {}
+
+    def client(
+        self, settings: Settings, environ: Mapping[str, str]
+    ) -> tuple[Endpoint, ModelClient]:
+        """The endpoint the settings resolve to, and its client; raises `EndpointError`."""
+        endpoint = resolve_endpoint(settings, environ)
+        key = model_options(endpoint, settings)
+        if key not in self._clients:
+            self._clients[key] = model_client(endpoint, settings)
+        return endpoint, self._clients[key]
+
+    async def agent(
+        self,
+        endpoint: Endpoint,
+        model: ModelClient,
+        workspace: Workspace,
+        approvals: Approver,
+        settings: Settings,
+        environ: Mapping[str, str],
+    ) -> Agent:
+        """An agent for one question, as `lantern ask` builds it (`agent` above), with the
+        endpoint's context window (found once per endpoint and model, then remembered)."""
+        window = await context_window(endpoint, settings, environ)
+        return agent(model, workspace, approvals, settings, window)
+
+    async def models(self, settings: Settings, environ: Mapping[str, str]) -> ModelList:
+        return await endpoint_models(settings, environ)
+
+    async def local_servers(self, environ: Mapping[str, str]) -> list[LocalServer]:
+        return await probe_local_servers(local_candidates(environ))

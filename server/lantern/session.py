@@ -3,8 +3,13 @@
 A `Session` owns the workspace folders, the resolved settings, the
 conversations and the approval memory, and answers questions with the same
 agent loop as `lantern ask`. The `lsp/` package only translates JSON-RPC to
-calls on it. The agent stack (openai, pydantic) is imported on first use, so
-the server answers `initialize` quickly.
+calls on it.
+
+The agent side (the loop, the model client, openai: `compose.AgentSide`) is
+loaded on first use, through `load_agent_side` alone, so the server answers
+`initialize` before it is imported (`benchmarks/server_bench.py`); the server
+warms it up in a thread once initialized. That function holds the server's one
+function-level import (`tests/unit/test_import_graph.py`).
 """
 
 from __future__ import annotations
@@ -15,20 +20,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lantern.approvals.approver import Prompt, Remembering
+from lantern.approvals.grants import Grant, list_grants, revoke_grant
 from lantern.settings.sources import Settings, load_settings_lenient
 from lantern.settings.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_root
 
 if TYPE_CHECKING:
-    from lantern.agent.conversation import Conversations, HistoryTurn
-    from lantern.agent.editor_context import EditorContext
-    from lantern.agent.loop import AskResult, EventSink
-    from lantern.agent.provider.client import ModelClient
-    from lantern.agent.provider.endpoint import Endpoint
+    from lantern.agent.events import EventSink
+    from lantern.agent.inputs import EditorContext, HistoryTurn
     from lantern.agent.provider.model_lists import LocalServer, ModelList
-    from lantern.approvals.grants import Grant
-    from lantern.compose import ClientOptions
+    from lantern.agent.result import AskResult
+    from lantern.compose import AgentSide
 
 
 class NoWorkspace(Exception):
@@ -38,6 +41,14 @@ class NoWorkspace(Exception):
     """
 
     code = "no_workspace"
+
+
+def load_agent_side() -> type[AgentSide]:
+    """The agent side's entry, importing it (and openai) on the first call: the boundary
+    between what the server loads to start and what it loads to answer."""
+    from lantern.compose import AgentSide
+
+    return AgentSide
 
 
 def _merge(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
@@ -71,9 +82,8 @@ class Session:
         self.settings = Settings()
         self._problems: set[str] = set()
         self.approvals = Remembering(prompt)
-        self._conversations: Conversations | None = None
+        self._agent_side: AgentSide | None = None
         self._locks: dict[str, asyncio.Lock] = {}
-        self._models: dict[ClientOptions, ModelClient] = {}
 
     # ---------------------------------------------------------------- configuration
 
@@ -134,37 +144,30 @@ class Session:
     # ---------------------------------------------------------------- questions
 
     @property
-    def conversations(self) -> Conversations:
-        if self._conversations is None:
-            from lantern.agent.conversation import Conversations
-
-            self._conversations = Conversations()
-        return self._conversations
+    def agent_side(self) -> AgentSide:
+        """The conversations and model clients; the agent side is loaded by the first use."""
+        if self._agent_side is None:
+            self._agent_side = load_agent_side()()
+        return self._agent_side
 
     def reset(self, conversation_id: str) -> bool:
         self.approvals.forget_conversation(conversation_id)
-        return self.conversations.reset(conversation_id)
+        return self.agent_side.conversations.reset(conversation_id)
 
     # ---------------------------------------------------------------- models
 
     async def models(self) -> ModelList:
         """The models of the endpoint the settings resolve to, or why there are none."""
-        from lantern.agent.provider.model_lists import endpoint_models
-
-        return await endpoint_models(self.settings, self.environ)
+        return await self.agent_side.models(self.settings, self.environ)
 
     async def local_servers(self) -> list[LocalServer]:
         """The model servers answering on this machine (no key is sent to them)."""
-        from lantern.agent.provider.model_lists import local_candidates, probe_local_servers
-
-        return await probe_local_servers(local_candidates(self.environ))
+        return await self.agent_side.local_servers(self.environ)
 
     # ---------------------------------------------------------------- grants
 
     def grants(self, conversation_id: str | None) -> list[Grant]:
         """The open workspace's `Always Allow` and one conversation's remembered grants."""
-        from lantern.approvals.grants import list_grants
-
         workspace = self.workspace
         return list_grants(
             self.approvals,
@@ -175,8 +178,6 @@ class Session:
         )
 
     def revoke_grant(self, grant_id: str) -> bool:
-        from lantern.approvals.grants import revoke_grant
-
         workspace = self.workspace
         return revoke_grant(
             self.approvals,
@@ -184,16 +185,6 @@ class Session:
             workspace_key=workspace.key if workspace else None,
             workspace_name=workspace.name if workspace else "",
         )
-
-    def _model(self) -> tuple[Endpoint, ModelClient]:
-        from lantern.agent.provider.endpoint import resolve_endpoint
-        from lantern.compose import model_client, model_options
-
-        endpoint = resolve_endpoint(self.settings, self.environ)
-        key = model_options(endpoint, self.settings)
-        if key not in self._models:
-            self._models[key] = model_client(endpoint, self.settings)
-        return endpoint, self._models[key]
 
     async def ask(
         self,
@@ -206,19 +197,19 @@ class Session:
         history: Sequence[HistoryTurn] = (),
     ) -> AskResult:
         """Answer `question` in a conversation; `history` seeds it when it has no messages,
-        `editor` is what the user's editor showed (`agent/editor_context.py`)."""
-        from lantern.agent.provider.window import context_window
-        from lantern.compose import agent
-
+        `editor` is what the user's editor showed (`agent/editor_context.py`); raises
+        `NoWorkspace`, or `EndpointError` when no model can be found."""
         workspace = self.workspace
         if workspace is None:
             raise NoWorkspace("open a folder first: Lantern answers about workspace folders")
-        endpoint, model = self._model()
-        conv = self.conversations.get_or_create(conversation_id, workspace.key, history)
+        side = self.agent_side
+        endpoint, model = side.client(self.settings, self.environ)
+        conv = side.conversations.get_or_create(conversation_id, workspace.key, history)
         if on_conversation is not None:
             on_conversation(conv.id)
         lock = self._locks.setdefault(conv.id, asyncio.Lock())
         async with lock:  # one question at a time per conversation
-            window = await context_window(endpoint, self.settings, self.environ)
-            one = agent(model, workspace, self.approvals, self.settings, window)
+            one = await side.agent(
+                endpoint, model, workspace, self.approvals, self.settings, self.environ
+            )
             return await one.ask(question, conv, on_event, editor=editor)

@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 from lantern.agent.context import Meter, reply_reserve
 from lantern.agent.conversation import Conversation
-from lantern.agent.loop import Agent, AskResult, Event
+from lantern.agent.events import AnswerDeltaEvent, Event, ToolEvent
+from lantern.agent.loop import Agent, AskResult
 from lantern.agent.prompts import system_prompt
 from lantern.agent.protocol.text_words import RESULTS_HEADER, render_results
 from lantern.agent.protocol.text_words import Outcome as Result
@@ -39,10 +40,11 @@ from lantern.approvals.approver import (
     WorkspaceGrants,
 )
 from lantern.audit import AuditLog
+from lantern.converter import to_json
 from lantern.tools.registry import tool_specs
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import settings_with
+from tests.conftest import SentEvents, settings_with
 from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.fakes.scripted_model import Say, ScriptedModel
 from tests.hang import HANG_S
@@ -102,7 +104,7 @@ def everything_sent(model: ScriptedModel) -> str:
     return json.dumps([sent.messages for sent in model.sent])
 
 
-def compressed(events: list[Event]) -> list[str]:
+def compressed(events: SentEvents) -> list[str]:
     """Event kinds (tool events with their status), runs of answerDelta folded into one."""
     out: list[str] = []
     for event in events:
@@ -124,8 +126,8 @@ async def test_events_in_order(model: ScriptedModel, proj: Path) -> None:
         Say(tool_calls=[read("r1", "src/util.py")], usage=(50, 4)),
         Say(content="greet is at src/util.py:1.", usage=(80, 6)),
     )
-    events: list[Event] = []
-    result = await agent(model, proj).ask("Where is greet?", Conversation(), events.append)
+    events = SentEvents()
+    result = await agent(model, proj).ask("Where is greet?", Conversation(), events)
     assert result.stop_reason == "done"
     assert compressed(events) == [
         "status:thinking",
@@ -140,7 +142,7 @@ async def test_events_in_order(model: ScriptedModel, proj: Path) -> None:
     assert "".join(e["text"] for e in events if e["kind"] == "answerDelta") == result.answer
     usage = [e for e in events if e["kind"] == "usage"]
     assert (usage[-1]["promptTokens"], usage[-1]["completionTokens"]) == (130, 10)
-    assert "estimated" not in usage[-1] and "estimated" not in result.to_dict()["usage"]
+    assert "estimated" not in usage[-1] and "estimated" not in to_json(result)["usage"]
     done = next(e for e in events if e.get("status") == "done" and e["kind"] == "tool")
     assert done["name"] == "read_file" and done["bytes"] > 0 and "ms" in done
     assert [e["step"] for e in events if e.get("status") == "thinking"] == [1, 2]
@@ -168,12 +170,12 @@ async def test_awaiting_approval_event_before_the_result(
         Say(tool_calls=[read("r2", "src/util.py", limit=1)]),
         Say(content="Read it twice."),
     )
-    events: list[Event] = []
+    events = SentEvents()
     waiting = asyncio.Event()
 
     def on_event(event: Event) -> None:
-        events.append(event)
-        if event.get("status") == "awaiting_approval":
+        events(event)
+        if events[-1].get("status") == "awaiting_approval":
             waiting.set()
 
     task = asyncio.create_task(agent(model, proj, approvals).ask("q", Conversation(), on_event))
@@ -276,8 +278,8 @@ async def test_cancellation_ends_a_stalled_question_and_closes_the_stream(
     streamed: list[str] = []
 
     def on_event(event: Event) -> None:
-        if event["kind"] == "answerDelta":
-            streamed.append(event["text"])
+        if isinstance(event, AnswerDeltaEvent):
+            streamed.append(event.text)
             if "".join(streamed).startswith("partial words"):
                 streaming.set()
 
@@ -308,7 +310,7 @@ async def test_cancellation_during_tools(model: ScriptedModel, proj: Path, tmp_p
     asking = asyncio.Event()
 
     def on_event(event: Event) -> None:
-        if event.get("status") == "awaiting_approval":
+        if isinstance(event, ToolEvent) and event.status == "awaiting_approval":
             asking.set()
 
     approvals = Remembering(Never(), grants=WorkspaceGrants(tmp_path / "grants.json"))
@@ -345,10 +347,10 @@ async def test_model_error_keeps_the_partial_answer(model: ScriptedModel, proj: 
         Say(content="I will read util.", tool_calls=[read("r1", "src/util.py")]),
         ModelError("auth", refused),
     )
-    events: list[Event] = []
-    result = await agent(model, proj).ask("q", Conversation(), events.append)
+    events = SentEvents()
+    result = await agent(model, proj).ask("q", Conversation(), events)
     assert result.stop_reason == "error"
-    assert result.error_kind == "auth" and result.error == refused
+    assert result.error_code == "model_auth" and result.error == refused
     assert events[-1]["status"] == "error" and events[-1]["message"] == refused
     assert events[-1]["detail"]["code"] == "model_auth"
     assert result.answer == "I will read util."
@@ -553,9 +555,9 @@ async def test_provider_fields_go_back_verbatim_also_after_a_file_round_trip(
             Turn(content="It returns a greeting, src/util.py:2."),
         ]
     )
-    events: list[Event] = []
+    events = SentEvents()
     conv = Conversation()
-    first = await agent(http_model, proj).ask("Where is greet?", conv, events.append)
+    first = await agent(http_model, proj).ask("Where is greet?", conv, events)
     assert first.answer == "greet is at src/util.py:1."
     assert [e["text"] for e in events if e["kind"] == "reasoning"] == ["Util ", "has greet."]
     assert "greet." not in "".join(e["text"] for e in events if e["kind"] == "answerDelta")
@@ -584,9 +586,9 @@ async def test_usage_marked_estimated_only_when_estimated(
     fake: FakeOpenAI, http_model: ModelClient, proj: Path
 ) -> None:
     fake.add_turns([Turn(raw=sse({"role": "assistant", "content": "Hello there."}))])
-    events: list[Event] = []
-    result = await agent(http_model, proj).ask("q", Conversation(), events.append)
-    usage = result.to_dict()["usage"]
+    events = SentEvents()
+    result = await agent(http_model, proj).ask("q", Conversation(), events)
+    usage = to_json(result)["usage"]
     assert usage["estimated"] is True and usage["promptTokens"] > 0
     assert [e.get("estimated") for e in events if e["kind"] == "usage"] == [True]
 
@@ -722,9 +724,9 @@ async def test_calls_written_as_text_switch_to_the_text_protocol(
     gate = Recorder()
     audit = AuditLog(tmp_path / "audit.jsonl")
     bot = Agent(model=http_model, workspace=Workspace([proj]), approvals=gate, audit=audit)
-    events: list[Event] = []
+    events = SentEvents()
     conv = Conversation()
-    result = await bot.ask("Where is greet?", conv, events.append)
+    result = await bot.ask("Where is greet?", conv, events)
 
     assert result.stop_reason == "done"
     assert result.answer == "greet is at src/util.py:1."
@@ -764,9 +766,9 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
         Say(content="greet is at src/util.py:1."),
         Say(content="It returns a greeting."),
     )
-    events: list[Event] = []
+    events = SentEvents()
     conv = Conversation()
-    result = await agent(model, proj).ask("Where is greet?", conv, events.append)
+    result = await agent(model, proj).ask("Where is greet?", conv, events)
     assert result.stop_reason == "done" and result.answer == "greet is at src/util.py:1."
     assert [c.status for c in result.tool_calls] == ["done"]
     requests = model.sent
@@ -779,7 +781,7 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
     conv.save(path)
     events.clear()
     again = await agent(model, proj).ask(
-        "What does it return?", Conversation.load(path), events.append
+        "What does it return?", Conversation.load(path), events
     )
     assert again.stop_reason == "done"
     assert model.sent[3].tools is None
@@ -794,7 +796,7 @@ async def test_native_mode_never_switches(model: ScriptedModel, proj: Path) -> N
     )
     bot = agent(model, proj, tool_protocol="native")
     result = await bot.ask("q", Conversation())
-    assert result.stop_reason == "error" and result.error_kind == "tools_unsupported"
+    assert result.stop_reason == "error" and result.error_code == "model_tools_unsupported"
     assert result.error and "does not support tools" in result.error
     assert len(model.sent) == 1
 
@@ -809,8 +811,8 @@ async def test_text_mode_from_the_start(model: ScriptedModel, proj: Path) -> Non
         Say(content="[TOOL_CALLS]read_file[ARGS]" + json.dumps({"path": "src/util.py"})),
         Say(content="At src/util.py:1."),
     )
-    events: list[Event] = []
-    result = await agent(model, proj, tool_protocol="text").ask("q", Conversation(), events.append)
+    events = SentEvents()
+    result = await agent(model, proj, tool_protocol="text").ask("q", Conversation(), events)
     assert result.stop_reason == "done" and [c.status for c in result.tool_calls] == ["done"]
     first = model.sent[0]
     assert first.tools is None and "## Calling tools" in first.messages[0]["content"]

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from dataclasses import replace
 
+from lantern.agent.events import (
+    AnswerDeltaEvent,
+    Event,
+    ProtocolStatus,
+    ReasoningEvent,
+    ThinkingStatus,
+    ToolCallRecord,
+    ToolEvent,
+    tool_event,
+)
 from lantern.agent.loop import AskResult
 from lantern.agent.provider.client import Usage
 from lantern.agent.references import Reference
-from lantern.agent.tool_round import ToolCallRecord, tool_event
 from lantern.cli.output import EventPrinter, print_json, print_text
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
@@ -20,17 +29,17 @@ class Tty(io.StringIO):
         return True
 
 
-def feed(printer: EventPrinter, events: list[dict[str, Any]]) -> None:
+def feed(printer: EventPrinter, events: list[Event]) -> None:
     for event in events:
         printer(event)
 
 
-def steps_with_reasoning() -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def steps_with_reasoning() -> list[Event]:
+    events: list[Event] = []
     for step in (1, 2):
-        events.append({"kind": "status", "status": "thinking", "step": step})
-        events += [{"kind": "reasoning", "text": f"secret plan {step}.{i}"} for i in range(5)]
-        events.append({"kind": "answerDelta", "text": "Hi"})
+        events.append(ThinkingStatus(step))
+        events += [ReasoningEvent(f"secret plan {step}.{i}") for i in range(5)]
+        events.append(AnswerDeltaEvent("Hi"))
     return events
 
 
@@ -54,16 +63,13 @@ def test_reasoning_prints_nothing_in_json_mode() -> None:
 
 def test_protocol_switch_is_said_once() -> None:
     err = io.StringIO()
-    switch = {
-        "kind": "status",
-        "status": "protocol",
-        "protocol": "text",
-        "message": "model 'm' does not take native tool calls here; using the text tool protocol",
-    }
+    switch = ProtocolStatus(
+        "text", "model 'm' does not take native tool calls here; using the text tool protocol"
+    )
     for as_json in (False, True):
         err = io.StringIO()
         feed(EventPrinter(as_json=as_json, err=err), [switch, switch])
-        assert err.getvalue() == f"lantern: {switch['message']}\n"
+        assert err.getvalue() == f"lantern: {switch.message}\n"
 
 
 def test_tool_lines_escape_what_the_model_sent() -> None:
@@ -86,10 +92,10 @@ def test_tool_line_shows_the_summary_and_escapes_it_again() -> None:
     character (a caller other than the loop) is escaped here too."""
     err = io.StringIO()
     printer = EventPrinter(as_json=False, err=err)
-    done = {"kind": "tool", "name": "read_file", "status": "done", "bytes": 1200, "ms": 3.0}
-    printer(done | {"summary": "src/app.py · lines 1–400"})
-    printer(done | {"summary": f"a{OSC52}.py"})
-    printer(done | {"name": "odd_tool", "summary": ""})
+    done = ToolEvent("c1", "read_file", {}, "", "done", bytes=1200, ms=3.0)
+    printer(replace(done, summary="src/app.py · lines 1–400"))
+    printer(replace(done, summary=f"a{OSC52}.py"))
+    printer(replace(done, name="odd_tool", summary=""))
     first, second, third = err.getvalue().splitlines()
     assert first == "  read_file src/app.py · lines 1–400 … done · 1,200 B · 3 ms"
     assert "\x1b" not in second and "a\\u001b]52" in second
@@ -100,7 +106,7 @@ def result(answer: str, usage: Usage, path: str = "src/app.py") -> AskResult:
     ref = Reference(
         path=path, start_line=1, end_line=2, verified=False, seen=False, span=(0, 1), uri=None
     )
-    return AskResult("c1", answer, [ref], [], usage, "done")
+    return AskResult("c1", answer, [ref], [], usage, "done", "m")
 
 
 def test_text_output_strips_control_sequences() -> None:

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from lantern.agent import summary
 from lantern.agent.conversation import Conversation
+from lantern.agent.events import CompactedStatus, Event, UsageEvent
 from lantern.agent.loop import Agent
 from lantern.agent.reply import ModelError
 from lantern.approvals.approver import Decision, Fixed
+from lantern.converter import to_json
 from lantern.workspace.roots import Workspace
 
 from tests.conftest import settings_with
@@ -68,7 +70,7 @@ async def test_earlier_turns_are_summarized_and_a_follow_up_keeps_the_fact(ws: P
     conv = Conversation(messages=earlier_turns(3, 6000))
     conv.answered = {"k0": "c0", "k9": "elsewhere"}
     model = ScriptedModel(Say(content=f"The user asked three questions. {FACT}"), Say("Yes."))
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     result = await agent(model, ws, max_context_tokens=6000).ask("and where?", conv, events.append)
     assert result.stop_reason == "done" and result.answer == "Yes."
 
@@ -88,9 +90,9 @@ async def test_earlier_turns_are_summarized_and_a_follow_up_keeps_the_fact(ws: P
     [done] = result.compactions
     assert (done.how, done.turns) == ("summarized", 3) and done.after < done.before
     assert FACT in (done.summary or "")
-    [said] = [e for e in events if e.get("status") == "compacted"]
-    assert said["message"] == f"Earlier turns summarized ({done.before:,} → {done.after:,} tokens)"
-    assert result.to_dict()["compactions"][0]["how"] == "summarized"
+    [said] = [e for e in events if isinstance(e, CompactedStatus)]
+    assert said.message == f"Earlier turns summarized ({done.before:,} → {done.after:,} tokens)"
+    assert to_json(result)["compactions"][0]["how"] == "summarized"
 
     # A follow-up in the compacted conversation still has the early fact.
     model.add(Say("At src/net/retry.py:42."))
@@ -109,16 +111,14 @@ async def test_the_project_instructions_are_never_summarized(ws: Path) -> None:
 async def test_a_failed_summary_falls_back_to_shortening_and_says_why(ws: Path) -> None:
     conv = Conversation(messages=earlier_turns(3, 6000))
     model = ScriptedModel(ModelError("server", "the summary request failed"), Say("ok"))
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     result = await agent(model, ws, max_context_tokens=6000).ask("q", conv, events.append)
     assert result.stop_reason == "done"
     [done] = result.compactions
     assert done.how in ("shortened", "dropped") and done.why is not None
     assert "summarizing failed" in done.why
-    [said] = [e for e in events if e.get("status") == "compacted"]
-    assert (
-        "to fit the context window" in said["message"] and "summarizing failed" in said["message"]
-    )
+    [said] = [e for e in events if isinstance(e, CompactedStatus)]
+    assert "to fit the context window" in said.message and "summarizing failed" in said.message
     sent = json.dumps(model.messages(1))
     assert "older tool output shortened" in sent or "OUTPUT0" not in sent
 
@@ -134,14 +134,14 @@ async def test_a_window_too_small_for_the_tools_is_said_before_asking(ws: Path) 
 
 async def test_the_meter_is_in_usage_events_and_the_result(ws: Path) -> None:
     model = ScriptedModel(Say("Done.", usage=(1500, 40)))
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     result = await agent(model, ws, max_context_tokens=20000).ask(
         "q", Conversation(), events.append
     )
-    [usage] = [e for e in events if e["kind"] == "usage"]
+    [usage] = [e for e in events if isinstance(e, UsageEvent)]
     meter = {"used": 1540, "window": 20000, "source": "the maxContextTokens setting"}
-    assert usage["context"] == meter
-    assert result.to_dict()["context"] == meter
+    assert usage.context is not None and to_json(usage.context) == meter
+    assert to_json(result)["context"] == meter
 
 
 async def test_the_servers_count_calibrates_the_estimate(ws: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lantern.agent.context import fixed_cost_tokens
 from lantern.agent.provider.diagnose import Prober
 from lantern.agent.provider.endpoint import Endpoint
 from lantern.agent.provider.window import (
@@ -22,7 +23,6 @@ from lantern.agent.provider.window import (
     KNOWN_FAMILIES,
     ContextWindow,
     context_window,
-    fixed_cost_tokens,
     server_of,
 )
 from lantern.agent.provider.window_servers import ask_server

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from lantern.agent.editor_context import (
-    MAX_DIAGNOSTICS,
-    MAX_MESSAGE_CHARS,
-    Diagnostic,
-    EditorContext,
-    Lines,
-    metadata,
-)
+from lantern.agent.editor_context import MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, metadata
+from lantern.agent.inputs import Diagnostic, EditorContext, Lines
 
 
 def test_problems_are_capped_and_long_messages_cut() -> None:

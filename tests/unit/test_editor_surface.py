@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import types
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from lantern.agent.conversation import (
     HistoryTurn,
     history_turns,
 )
+from lantern.agent.events import ToolEvent
 from lantern.agent.loop import Agent
 from lantern.agent.provider.client import ModelClient
 from lantern.approvals.approver import (
@@ -31,9 +33,11 @@ from lantern.approvals.approver import (
 )
 from lantern.approvals.grants import list_grants, revoke_grant
 from lantern.cli.output import EventPrinter
+from lantern.converter import to_json
 from lantern.workspace.jail import Identity
 from lantern.workspace.roots import Workspace
 
+from tests.conftest import SentEvents
 from tests.fakes.openai_server import FakeOpenAI
 
 # --- the search prompt names the pattern ------------------------------------------------
@@ -112,7 +116,7 @@ class Answers:
 
 def grants_of(gate: Remembering, conversation: str | None) -> list[dict[str, Any]]:
     return [
-        g.to_dict()
+        to_json(g)
         for g in list_grants(
             gate, workspace_key="wskey", workspace_name="ws", conversation_id=conversation
         )
@@ -268,12 +272,12 @@ async def ask_with(
     (tmp_path / "a.py").write_text("x = 1\n", "utf-8")
     fake.add_turns([{"tool_calls": calls}, {"content": "Done."}])
     model = ModelClient(model="fake-model", base_url=fake.base_url, api_key="x", max_retries=0)
-    events: list[dict[str, Any]] = []
+    events = SentEvents()
     result = await Agent(model=model, workspace=Workspace([tmp_path]), approvals=gate).ask(
-        "q", Conversation(), events.append
+        "q", Conversation(), events
     )
     done = [e for e in events if e["kind"] == "tool" and e["status"] == "done"]
-    return result.to_dict(), done
+    return to_json(result), done
 
 
 @pytest.fixture
@@ -334,7 +338,7 @@ async def test_no_prompt_no_wait_ms(fake: FakeOpenAI, tmp_path: Path) -> None:
     result = await Agent(model=model, workspace=Workspace([tmp_path]), approvals=gate).ask(
         "q", Conversation()
     )
-    [call] = result.to_dict()["toolCalls"]
+    [call] = to_json(result)["toolCalls"]
     assert call["status"] == "done" and "waitMs" not in call and "ms" in call
 
 
@@ -343,9 +347,9 @@ def test_cli_line_shows_the_wait_apart(capsys: pytest.CaptureFixture[str]) -> No
 
     err = io.StringIO()
     printer = EventPrinter(as_json=False, err=err)
-    done = {"kind": "tool", "name": "read_file", "summary": "a.py", "status": "done"}
-    printer(done | {"bytes": 10, "ms": 3.0, "waitMs": 4200.0})
-    printer(done | {"bytes": 10, "ms": 3.0})
+    done = ToolEvent("c1", "read_file", {"path": "a.py"}, "a.py", "done", bytes=10, ms=3.0)
+    printer(replace(done, wait_ms=4200.0))
+    printer(done)
     first, second = err.getvalue().splitlines()
     assert first == "  read_file a.py … done · 10 B · 3 ms · 4.2 s waiting for approval"
     assert second == "  read_file a.py … done · 10 B · 3 ms"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from lantern.agent.failure import Fix, ModelError
+from lantern.agent.failure import EndpointError, Fix, ModelError
 from lantern.agent.provider.classify import redirect_target, status_error, stream_error
 from lantern.agent.provider.diagnose import fixed_url
-from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
+from lantern.agent.provider.endpoint import resolve_endpoint
 from lantern.agent.provider.error_body import describe, should_retry
 from lantern.cli.output import failure_lines
+from lantern.converter import to_json
 from lantern.settings.sources import Settings
 
 WHERE = "https://api.example.com/v1"
@@ -215,7 +216,7 @@ def test_the_cli_names_flags_and_escapes_only_outside_text() -> None:
         status=404,
         fixes=(Fix("model", choices=("qwen2.5-coder:7b", "bad\nname")),),
     )
-    lines = failure_lines(failed.to_dict())
+    lines = failure_lines(failed.detail())
     assert lines[0] == f"model 'm' was not found at {WHERE} (404): model \"x\" not found\\u001b[31m"
     assert lines[1] == (
         "  fix: --model NAME (or LANTERN_MODEL, or model in config.toml); the endpoint has: "
@@ -232,4 +233,4 @@ def test_no_model_is_worded_for_each_reader(monkeypatch: pytest.MonkeyPatch) -> 
         assert flag not in editor
     assert "`model`" in editor and "`baseUrl`" in editor and "Set API Key" in editor
     assert "--model" in cli and "\n" in cli  # the command line gets its own, multi-line help
-    assert caught.value.to_dict()["fixes"][0] == {"setting": "model"}
+    assert to_json(caught.value.detail())["fixes"][0] == {"setting": "model"}

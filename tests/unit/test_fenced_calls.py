@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from lantern.agent.conversation import Conversation
-from lantern.agent.loop import Agent, Event
+from lantern.agent.loop import Agent
 from lantern.agent.protocol.markup import MARKERS, has_markup, parse
 from lantern.agent.protocol.text_words import RESULTS_HEADER
 from lantern.agent.protocol.think import ContentFilter
@@ -23,7 +23,7 @@ from lantern.approvals.approver import Decision, Fixed
 from lantern.settings.model import ToolProtocol
 from lantern.workspace.roots import Workspace
 
-from tests.conftest import settings_with, write
+from tests.conftest import SentEvents, settings_with, write
 from tests.fakes.openai_server import FakeOpenAI, Turn
 
 UTIL_PY = 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n'
@@ -41,7 +41,7 @@ def util(ws: Path) -> None:
     write(ws, "src/util.py", UTIL_PY)
 
 
-def _shown(events: list[Event]) -> str:
+def _shown(events: SentEvents) -> str:
     return "".join(e["text"] for e in events if e["kind"] == "answerDelta")
 
 
@@ -59,9 +59,9 @@ async def test_prose_and_a_fenced_call_runs_the_call(
         approvals=Fixed(Decision.ALLOW_ONCE),
         settings=settings_with(tool_protocol=protocol),
     )
-    events: list[Event] = []
+    events = SentEvents()
     conv = Conversation()
-    result = await bot.ask("Where is greet?", conv, events.append)
+    result = await bot.ask("Where is greet?", conv, events)
 
     assert result.stop_reason == "done"
     assert result.answer == ANSWER  # never the fenced markup

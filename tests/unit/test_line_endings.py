@@ -16,6 +16,7 @@ import pytest
 from lantern.agent.conversation import SeenLines
 from lantern.agent.references import Reference, resolve_references
 from lantern.approvals.approver import ApprovalRequest, Decision, Outcome, PromptObserver
+from lantern.converter import to_json
 from lantern.tools.base import ToolContext, ToolResult
 
 from tests.conftest import ctx_for, numbered, run
@@ -251,7 +252,7 @@ async def test_references_name_the_line_an_editor_shows(ctx: ToolContext, ws: Pa
         (7, True, False, len("seven")),
         (8, False, False, 0),
     ]
-    assert refs[0].to_dict()["range"] == {
+    assert to_json(refs[0])["range"] == {
         "start": {"line": 5, "character": 0},
         "end": {"line": 5, "character": 3},
     }

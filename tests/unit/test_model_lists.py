@@ -17,6 +17,7 @@ from lantern.agent.provider.model_lists import (
     local_candidates,
     probe_local_servers,
 )
+from lantern.converter import to_json
 from lantern.settings.sources import Settings
 
 from tests.fakes.openai_server import FakeOpenAI
@@ -91,7 +92,7 @@ async def test_only_servers_that_list_models_are_offered(fake: FakeOpenAI, close
                 ]
             )
             assert redirect.seen and page.seen  # both were asked
-        assert [s.to_dict() for s in found] == [
+        assert [to_json(s) for s in found] == [
             {"name": "Ollama", "baseUrl": fake.base_url, "models": ["fake-model"]}
         ]
         assert model_gets(elsewhere) == []  # the redirect was not followed
@@ -147,7 +148,7 @@ async def test_models_are_asked_with_the_configured_key_and_shown_publicly(
     listed = await endpoint_models(
         settings(baseUrl=base, apiKey=KEY, headers={"X-Team": "blue"}), {}
     )
-    assert listed.to_dict() == {"baseUrl": fake.base_url, "models": ["m-1", "m-2"]}
+    assert to_json(listed) == {"baseUrl": fake.base_url, "models": ["m-1", "m-2"]}
     [get] = model_gets(fake)
     assert get.headers["authorization"] == f"Bearer {KEY}"
     assert get.headers["x-team"] == "blue"
@@ -160,9 +161,9 @@ def assert_editor_words(detail: dict[str, Any]) -> None:
 
 async def test_a_refused_key_names_the_api_key_setting() -> None:
     with Scripted(401, b'{"error": {"message": "bad key"}}') as server:
-        listed = (
+        listed = to_json(
             await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
-        ).to_dict()
+        )
     assert listed["models"] == [] and listed["baseUrl"] == server.base_url
     detail = listed["detail"]
     assert detail["code"] == "model_auth" and detail["status"] == 401
@@ -172,7 +173,7 @@ async def test_a_refused_key_names_the_api_key_setting() -> None:
 
 
 async def test_nothing_listening_names_the_base_url_setting(closed_url: str) -> None:
-    listed = (await endpoint_models(settings(baseUrl=closed_url), {})).to_dict()
+    listed = to_json(await endpoint_models(settings(baseUrl=closed_url), {}))
     detail = listed["detail"]
     assert listed["models"] == []
     assert detail["code"] == "model_unreachable"
@@ -183,9 +184,9 @@ async def test_nothing_listening_names_the_base_url_setting(closed_url: str) -> 
 
 async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
     with Scripted(307, headers={"Location": fake.base_url + "/models"}) as server:
-        listed = (
+        listed = to_json(
             await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
-        ).to_dict()
+        )
     assert listed["detail"]["code"] == "model_redirected"
     assert model_gets(fake) == []  # neither the key nor the request went on
     assert_editor_words(listed["detail"])
@@ -194,7 +195,7 @@ async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
 async def test_a_missing_v1_is_suggested() -> None:
     with Scripted(404, b"404 page not found") as server:
         root = server.base_url[: -len("/v1")]
-        listed = (await endpoint_models(settings(baseUrl=root), {})).to_dict()
+        listed = to_json(await endpoint_models(settings(baseUrl=root), {}))
     detail = listed["detail"]
     assert detail["code"] == "model_wrong_url"
     assert detail["fixes"] == [{"setting": "baseUrl", "value": root + "/v1"}]
@@ -202,5 +203,5 @@ async def test_a_missing_v1_is_suggested() -> None:
 
 async def test_a_web_page_is_not_a_model_list() -> None:
     with Scripted(200, b"<html>hello</html>") as server:
-        listed = (await endpoint_models(settings(baseUrl=server.base_url), {})).to_dict()
+        listed = to_json(await endpoint_models(settings(baseUrl=server.base_url), {}))
     assert listed["detail"]["code"] == "model_not_api"

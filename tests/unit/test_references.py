@@ -22,6 +22,7 @@ from lantern.agent.references import (
     resolve_references,
 )
 from lantern.approvals.approver import Decision, Fixed
+from lantern.converter import to_json
 from lantern.tools.base import SeenSpan, ToolContext
 from lantern.workspace.roots import Workspace
 
@@ -146,7 +147,7 @@ def test_verified_reference(ws: Path) -> None:
     assert not ref.seen
     assert ref.path == "src/app.py"
     assert ref.uri == (ws / "src" / "app.py").resolve().as_uri()
-    assert ref.to_dict() == {
+    assert to_json(ref) == {
         "uri": ref.uri,
         "range": {"start": {"line": 11, "character": 0}, "end": {"line": 29, "character": 7}},
         "path": "src/app.py",
@@ -157,13 +158,13 @@ def test_verified_reference(ws: Path) -> None:
         "span": [15, 31],
     }
     assert answer[15:31] == "src/app.py:12-30"
-    json.dumps(ref.to_dict())
+    json.dumps(to_json(ref))
 
 
 def test_last_line_without_newline_counts(ws: Path) -> None:
     ref = one("src/short.py:3", ws)
     assert ref.verified
-    assert ref.to_dict()["range"] == {
+    assert to_json(ref)["range"] == {
         "start": {"line": 2, "character": 0},
         "end": {"line": 2, "character": 5},
     }
@@ -201,7 +202,7 @@ def test_unverified(ws: Path, answer: str, path: str | None) -> None:
     assert ref.path == path
     # No `uri: null` and no range: a client's location handler only ever sees verified ones.
     for encoding in (None, "utf-8", "utf-16", "utf-32"):
-        data = ref.to_dict(encoding)
+        data = to_json(ref.in_encoding(encoding))
         assert "uri" not in data and "range" not in data
         assert data["verified"] is False
 
@@ -281,7 +282,7 @@ def test_range_end_is_counted_in_the_position_encoding(
 ) -> None:
     (ws / "text.md").write_text(f"first\n{NON_ASCII}\nlast\n", "utf-8")
     ref = one("text.md:1-2", ws)
-    assert ref.to_dict(encoding)["range"] == {
+    assert to_json(ref.in_encoding(encoding))["range"] == {
         "start": {"line": 0, "character": 0},
         "end": {"line": 1, "character": end},
     }
@@ -292,21 +293,21 @@ def test_span_is_counted_in_the_position_encoding(ws: Path) -> None:
     refs = resolve(answer, ws)
     assert [r.verified for r in refs] == [True, False]
     for ref, text in zip(refs, ("src/app.py:3", "src/nope.py:1"), strict=True):
-        lo, hi = ref.to_dict()["span"]  # type: ignore[misc]
+        lo, hi = to_json(ref)["span"]
         assert answer[lo:hi] == text  # default: code points, Python string offsets
-        lo, hi = ref.to_dict("utf-32")["span"]  # type: ignore[misc]
+        lo, hi = to_json(ref.in_encoding("utf-32"))["span"]
         assert answer[lo:hi] == text
-        lo, hi = ref.to_dict("utf-8")["span"]  # type: ignore[misc]
+        lo, hi = to_json(ref.in_encoding("utf-8"))["span"]
         assert answer.encode("utf-8")[lo:hi] == text.encode()  # what Lua's string.sub takes
-        lo, hi = ref.to_dict("utf-16")["span"]  # type: ignore[misc]
+        lo, hi = to_json(ref.in_encoding("utf-16"))["span"]
         assert answer.encode("utf-16-le")[2 * lo : 2 * hi] == text.encode("utf-16-le")  # JS
 
 
 def test_invalid_utf8_line_is_measured_in_bytes_as_stored(ws: Path) -> None:
     (ws / "latin1.txt").write_bytes("caf\xe9 ok\n".encode("latin-1"))
     ref = one("latin1.txt:1", ws)
-    assert ref.to_dict("utf-8")["range"]["end"]["character"] == 7  # type: ignore[index]
-    assert ref.to_dict("utf-16")["range"]["end"]["character"] == 7  # type: ignore[index]
+    assert to_json(ref.in_encoding("utf-8"))["range"]["end"]["character"] == 7
+    assert to_json(ref.in_encoding("utf-16"))["range"]["end"]["character"] == 7
 
 
 def test_empty_file_has_no_lines(ws: Path) -> None:
@@ -422,7 +423,7 @@ def test_no_absolute_path_in_path_fields(ws: Path, tmp_path: Path) -> None:
     for ref in refs:
         assert not ref.path.startswith(("/", "~"))
         assert str(tmp_path) not in ref.path
-        d = ref.to_dict()
+        d = to_json(ref)
         assert str(tmp_path) not in json.dumps({k: v for k, v in d.items() if k != "uri"})
     assert [r.verified for r in refs] == [True, True, False, False, False, False, False, False]
 

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from lantern.agent.failure import Fix, ModelError
 from lantern.agent.provider.secrets_out import HIDDEN, Secrets, StreamScrubber, guard_logging
+from lantern.converter import to_json
 from lantern.escaping import public_url
 
 KEY = "sk-live/Canary+Key=0123456789"
@@ -65,7 +66,7 @@ def test_a_model_error_is_scrubbed_everywhere() -> None:
         fixes=(Fix("model", KEY, choices=(KEY,), note=KEY),),
     )
     scrubbed = Secrets.of(api_key=KEY, base_url=None).error(error)
-    assert KEY not in json.dumps(scrubbed.to_dict())
+    assert KEY not in json.dumps(to_json(scrubbed.detail()))
     assert KEY not in str(scrubbed)
     assert scrubbed.kind == "auth"
 

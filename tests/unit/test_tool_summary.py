@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from lantern.agent.events import ToolCallRecord, tool_event
+from lantern.converter import to_json
 from lantern.tools.registry import summarize
-from lantern.workspace.text import MAX_LINES
+from lantern.workspace.lines import MAX_LINES
 
 
 @pytest.mark.parametrize(
@@ -42,8 +44,6 @@ def test_summary_is_one_bounded_escaped_line() -> None:
 def test_the_answer_s_tool_calls_carry_the_same_summary_as_the_events() -> None:
     # A client that renders the final result (the VS Code panel re-draws its rows from
     # `toolCalls`) shows the same line as it did from the events.
-    from lantern.agent.tool_round import ToolCallRecord, tool_event
-
     record = ToolCallRecord("a1", "read_file", {"path": "src/app.py"}, status="done")
-    assert record.to_dict()["summary"] == tool_event(record, "done")["summary"]
-    assert record.to_dict()["summary"] == f"src/app.py · lines 1–{MAX_LINES}"
+    assert to_json(record)["summary"] == to_json(tool_event(record, "done"))["summary"]
+    assert to_json(record)["summary"] == f"src/app.py · lines 1–{MAX_LINES}"

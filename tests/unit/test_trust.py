@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from lantern.agent.editor_context import EditorContext, Lines, prepare
+from lantern.agent.editor_context import prepare
+from lantern.agent.inputs import EditorContext, Lines
 from lantern.errors import ToolError
 from lantern.session import Session
 from lantern.settings.sources import Settings

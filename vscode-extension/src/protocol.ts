@@ -1,4 +1,7 @@
-// The LSP surface of `lantern serve`, as the extension sees it.
+// The LSP surface of `lantern serve`, as the extension sees it. Every interface that
+// names a message of the wire (docs/protocol.md) is held against the server's Python
+// types by tests/unit/test_protocol_drift.py: the same fields, and `?` exactly where the
+// server may leave one out (or where an older server did not send it: say so on its line).
 
 export interface Position {
   line: number;
@@ -11,8 +14,8 @@ export interface Range {
 }
 
 export interface Reference {
-  uri: string | null;
-  range: Range;
+  uri?: string | null; // only on a verified reference
+  range?: Range; // only on a verified reference
   path: string;
   startLine: number;
   endLine: number;
@@ -27,7 +30,7 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: unknown;
-  summary?: string; // as in the tool event
+  summary?: string; // as in the tool event (absent from older servers)
   status: ToolStatus;
   code?: string;
   bytes: number;
@@ -86,12 +89,18 @@ export interface Compaction {
   why?: string;
 }
 
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  estimated?: boolean; // the endpoint sent no counts: Lantern estimated them
+}
+
 export interface AskResult {
   conversationId: string;
   answer: string;
   references: Reference[];
   toolCalls: ToolCall[];
-  usage: { promptTokens: number; completionTokens: number };
+  usage: Usage;
   stopReason: StopReason;
   error?: string;
   errorCode?: string;
@@ -139,6 +148,34 @@ export interface AskParams {
   history?: HistoryTurn[];
 }
 
+export interface ResetParams {
+  conversationId: string;
+}
+
+export interface ResetResult {
+  reset: boolean;
+}
+
+export interface GrantsParams {
+  conversationId?: string;
+}
+
+export interface GrantsResult {
+  grants: Grant[];
+}
+
+export interface RevokeGrantParams {
+  id: string;
+}
+
+export interface RevokeGrantResult {
+  revoked: boolean;
+}
+
+export interface LocalServersResult {
+  servers: LocalServer[];
+}
+
 /** `lantern/approve`: the server asks the editor about one read (docs/protocol.md#approvals). */
 export interface ApproveParams {
   conversationId: string;
@@ -153,6 +190,11 @@ export interface ApproveParams {
   size?: number;
   actions: string[];
   timeoutSeconds: number;
+}
+
+/** The editor's answer to `lantern/approve`: one of its `actions`; anything else denies. */
+export interface ApproveResult {
+  action?: string | null;
 }
 
 export interface Grant {
@@ -191,24 +233,48 @@ export interface ToolEvent {
   message?: string;
 }
 
-export type LanternEvent = { conversationId: string; requestId: number | string } & (
-  | ToolEvent
-  | { kind: "answerDelta"; text: string }
-  | { kind: "usage"; promptTokens: number; completionTokens: number; context: ContextFill }
-  | StatusEvent
-);
+export interface AnswerDeltaEvent {
+  kind: "answerDelta";
+  text: string;
+}
 
-/** A `status` event: `warning` carries `detail` (the endpoint cut the prompt), `compacted`
- * carries `compaction` (what was done to fit the window) and says it in `message`. */
+/** A thinking model's private reasoning: never shown as the answer. */
+export interface ReasoningEvent {
+  kind: "reasoning";
+  text: string;
+}
+
+export interface UsageEvent {
+  kind: "usage";
+  promptTokens: number;
+  completionTokens: number;
+  estimated?: boolean;
+  context?: ContextFill; // how full the window is (absent from older servers)
+}
+
+/** `thinking` (with `step`), `retrying` (with `resetAnswer`), `protocol` (with `protocol`),
+ * `warning` (with `detail`: the endpoint cut the prompt), `compacted` (with `compaction`: what
+ * was done to fit the window, said in `message`), or the final status: the `stopReason` (with
+ * `detail` as in the result). */
 export interface StatusEvent {
   kind: "status";
   status: string;
   step?: number;
   message?: string | null;
   resetAnswer?: boolean;
+  protocol?: string;
   detail?: Detail;
   compaction?: Compaction;
 }
+
+/** What every `lantern/event` carries beside the event's own fields. */
+export interface EventEnvelope {
+  conversationId: string;
+  requestId: number | string;
+}
+
+export type LanternEvent = EventEnvelope & (ToolEvent | AnswerDeltaEvent | ReasoningEvent | UsageEvent | StatusEvent);
+
 
 export interface ServerInfo {
   version: string;

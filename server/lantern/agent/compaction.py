@@ -19,60 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from lantern.agent import summary
 from lantern.agent.context import Meter
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import EventSink
+from lantern.agent.events import CompactedStatus, Compaction, EventSink
 from lantern.agent.protocol.seam import result_ids
 from lantern.agent.reply import ModelError
 
 Message = dict[str, Any]
 Summarize = Callable[[list[Message]], Awaitable[str]]
-
-
-@dataclass(frozen=True)
-class Compaction:
-    """What one compaction did: `turns` questions summarized or dropped, `outputs` tool
-    outputs shortened, the history's tokens `before` and `after`; `why` says why the
-    turns were not summarized instead."""
-
-    how: Literal["summarized", "shortened", "dropped"]
-    before: int
-    after: int
-    turns: int = 0
-    outputs: int = 0
-    summary: str | None = None
-    why: str | None = None
-
-    def message(self) -> str:
-        sizes = f"{self.before:,} → {self.after:,} tokens"
-        if self.how == "summarized":
-            return f"Earlier turns summarized ({sizes})"
-        parts = []
-        if self.turns:
-            parts.append(f"{self.turns} earlier {'turn' if self.turns == 1 else 'turns'} dropped")
-        if self.outputs:
-            s = "" if self.outputs == 1 else "s"
-            parts.append(f"{self.outputs} old tool output{s} shortened")
-        said = " and ".join(parts).capitalize()
-        return f"{said} to fit the context window ({sizes})" + (f": {self.why}" if self.why else "")
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "how": self.how,
-            "before": self.before,
-            "after": self.after,
-            "turns": self.turns,
-            "outputs": self.outputs,
-        }
-        if self.summary is not None:
-            data["summary"] = self.summary
-        if self.why is not None:
-            data["why"] = self.why
-        return data
 
 
 class Compactor:
@@ -133,11 +90,4 @@ class Compactor:
 
     def _said(self, done: Compaction) -> None:
         self.done.append(done)
-        self.emit(
-            {
-                "kind": "status",
-                "status": "compacted",
-                "message": done.message(),
-                "compaction": done.to_json(),
-            }
-        )
+        self.emit(CompactedStatus(done.message(), done))

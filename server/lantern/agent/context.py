@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from lantern.agent.conversation import Conversation
+from lantern.agent.events import ContextFill
+from lantern.agent.prompts import system_prompt
+from lantern.agent.protocol.seam import TextProtocol
 from lantern.agent.provider.window import ContextWindow
 from lantern.agent.reply import Fix, ModelError, Usage
 from lantern.agent.tokens import CHARS_PER_TOKEN, estimate_tokens, message_tokens
-from lantern.tools.registry import TOOLS
+from lantern.tools.registry import TOOLS, tool_specs
+from lantern.workspace.roots import Workspace
 
 #: What the server counts per estimated token is taken within these bounds: a count
 #: outside them is more likely a server's quirk than a tokenizer.
 _RATIO_BOUNDS = (0.5, 3.0)
-_WARN_AT = 0.8  # the meter warns at 80% of the window
 
 
 def reply_reserve(window: int, max_output_tokens: int | None) -> int:
@@ -44,22 +47,6 @@ def reply_reserve(window: int, max_output_tokens: int | None) -> int:
 def tools_tokens(tools: Sequence[Mapping[str, Any]] | None) -> int:
     """The estimate of the tool definitions a request sends."""
     return estimate_tokens(json.dumps(list(tools), ensure_ascii=False)) if tools else 0
-
-
-@dataclass(frozen=True)
-class Fill:
-    """How full the window is: `used` tokens of `window`, and where the window came from."""
-
-    used: int
-    window: int
-    source: str
-
-    @property
-    def warns(self) -> bool:
-        return self.used >= self.window * _WARN_AT
-
-    def to_json(self) -> dict[str, Any]:
-        return {"used": self.used, "window": self.window, "source": self.source}
 
 
 class Meter:
@@ -108,8 +95,8 @@ class Meter:
     def estimate_used(self, usage: Usage) -> int:
         return max(self.used, usage.prompt_tokens) + usage.completion_tokens
 
-    def fill(self) -> Fill:
-        return Fill(self.used, self.window.tokens, self.window.source)
+    def fill(self) -> ContextFill:
+        return ContextFill(self.used, self.window.tokens, self.window.source)
 
 
 def window_too_small(window: ContextWindow, fixed: int, reserve: int) -> ModelError:
@@ -121,9 +108,11 @@ def window_too_small(window: ContextWindow, fixed: int, reserve: int) -> ModelEr
         f"for Lantern: its instructions and tools take about {fixed:,} tokens and the reply "
         f"needs {reserve:,}, before any question",
         fixes=(
-            Fix(note="raise the model server's context window (Ollama: OLLAMA_CONTEXT_LENGTH "
+            Fix(
+                note="raise the model server's context window (Ollama: OLLAMA_CONTEXT_LENGTH "
                 "or the app's context length slider; llama.cpp: its context size; vLLM: its "
-                "max model length)"),
+                "max model length)"
+            ),
             Fix(note="use a model with a longer context window"),
             Fix("maxContextTokens", note="set it to the window the server really runs with"),
         ),
@@ -146,3 +135,18 @@ def fit_share(content: str, tokens: int, ratio: float, tool: str) -> str:
     kept = content[: cut if cut > chars // 2 else chars]
     narrow = TOOLS[tool].narrow if tool in TOOLS else "make the call narrower"
     return kept + _CUT_NOTE.format(shown=len(kept), total=len(content), narrow=narrow)
+
+
+def fixed_cost_tokens(workspace: Workspace | None = None) -> int:
+    """The tokens every request spends before the question: Lantern's system prompt and
+    its tool definitions, in whichever tool protocol costs more (Lantern's token
+    estimate). Without a workspace: an empty folder's, the least any question sends.
+    Blocking (the system prompt lists the folder): from async code, run it in a thread."""
+    if workspace is None:
+        with tempfile.TemporaryDirectory() as empty:
+            return fixed_cost_tokens(Workspace([empty]))
+    base, specs = system_prompt(workspace), tool_specs()
+    native = message_tokens([{"role": "system", "content": base}])
+    native += estimate_tokens(json.dumps(specs, ensure_ascii=False))
+    text = message_tokens([{"role": "system", "content": TextProtocol(specs).system_prompt(base)}])
+    return max(native, text)

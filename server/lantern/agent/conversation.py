@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantern.agent.inputs import HistoryTurn
 from lantern.agent.protocol.seam import Name, result_ids
 from lantern.agent.tokens import message_tokens
 from lantern.escaping import json_text
@@ -43,14 +44,6 @@ _CUT_MARK = " […]"
 def _norm(path: str) -> str:
     """The shape `Workspace.relative` gives: no `./`, no empty components."""
     return "/".join(c for c in path.split("/") if c not in {"", "."})
-
-
-@dataclass(frozen=True)
-class HistoryTurn:
-    """One earlier question and its answer, as a client kept them (`lantern/ask` `history`)."""
-
-    question: str
-    answer: str
 
 
 def history_turns(value: object) -> list[HistoryTurn]:
@@ -246,6 +239,8 @@ class Conversation:
         return done.to(used)
 
     def to_json(self) -> dict[str, Any]:
+        # The `--conversation-file` format, read back by `from_json`: a file of its own
+        # version, not a message of the wire, so not `lantern.converter`'s to write.
         return {
             "version": FILE_VERSION,
             "id": self.id,

@@ -1,5 +1,5 @@
-"""What the editor sends with a question: the active file, its visible lines, the
-selection and the file's problems (`lantern/ask`'s `context`, docs/protocol.md).
+"""What the model is told of the editor's state with a question (`inputs.py`: the
+active file, its visible lines, the selection and the file's problems).
 
 Names, line numbers and problems are metadata: they go to the model as one short
 block marked untrusted editor metadata, every name and message escaped onto one
@@ -17,50 +17,25 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
+from lantern.agent.inputs import Diagnostic, EditorContext
 from lantern.errors import ToolError
 from lantern.escaping import cap, escape_line
+from lantern.workspace.lines import MAX_LINES
+from lantern.workspace.redact.redactor import redact
+from lantern.workspace.roots import Target, Workspace
 
-if TYPE_CHECKING:  # the LSP side imports this module at start-up: keep it light
-    from lantern.workspace.roots import Target, Workspace
+__all__ = [
+    "MAX_DIAGNOSTICS", "MAX_MESSAGE_CHARS", "MAX_SOURCE_CHARS", "EditorContext", "Prepared",
+    "metadata", "prepare", "read_arguments", "with_selection",
+]  # fmt: skip
 
 log = logging.getLogger("lantern.agent")
 
 MAX_DIAGNOSTICS = 50  # problems shown to the model; the rest are counted
 MAX_MESSAGE_CHARS = 300  # one problem's message, and its source at most 60
 MAX_SOURCE_CHARS = 60
-SEVERITIES = ("error", "warning", "information", "hint")  # LSP's 1–4
-
-
-@dataclass(frozen=True)
-class Lines:
-    """1-based, inclusive."""
-
-    start: int
-    end: int
-
-    def __str__(self) -> str:
-        return str(self.start) if self.start == self.end else f"{self.start}-{self.end}"
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    lines: Lines
-    message: str
-    severity: str | None = None  # one of SEVERITIES
-    source: str | None = None
-
-
-@dataclass(frozen=True)
-class EditorContext:
-    """The editor's state when the user asked, in the session's terms (no LSP types)."""
-
-    path: str  # absolute, from the client's URI
-    selection: Lines | None = None
-    visible: Lines | None = None
-    diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -79,8 +54,6 @@ _END = "[end of editor metadata]"
 
 
 def _problem(rel: str, d: Diagnostic) -> str:
-    from lantern.workspace.redact.redactor import redact
-
     words = [d.severity or "problem", f"{rel}:{d.lines}"]
     if d.source:
         words.append(f"[{escape_line(redact(cap(d.source, MAX_SOURCE_CHARS)).text)}]")
@@ -122,8 +95,6 @@ def _refused_note(code: str) -> str:
 
 async def prepare(workspace: Workspace, context: EditorContext) -> Prepared | None:
     """The metadata and the selection's read, or None for a file outside the workspace."""
-    from lantern.workspace.text import MAX_LINES
-
     try:
         target: Target = workspace.target_for_abspath(context.path)
     except ToolError as exc:

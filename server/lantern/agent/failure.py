@@ -6,14 +6,17 @@ the HTTP status when there was one, and `fixes`: which setting to change, to
 what value when it is known, which values the endpoint offers, or a change on
 the model server itself. Each client words the fix for its own users: the CLI
 names flags and environment variables (`cli.output.failure_lines`), an editor
-names settings (`message`, and the structured form `to_dict` for buttons). No
-text here names a command-line flag.
+names settings (`message`, and the structured form `detail()` for buttons). No
+text here names a command-line flag. `EndpointError` (no usable model) lives here
+too, so the language server can catch it without loading the HTTP side.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lantern.shapes import OPTIONAL, wire
 
 ErrorKind = Literal[
     "auth", "not_found", "unreachable", "rate_limited", "context_length", "timeout",
@@ -35,22 +38,10 @@ class Fix:
     without a setting is a change on the model server (`OLLAMA_CONTEXT_LENGTH=16384`).
     """
 
-    setting: str | None = None
-    value: str | int | None = None
-    choices: tuple[str, ...] = ()
-    note: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        if self.setting:
-            data["setting"] = self.setting
-        if self.value is not None:
-            data["value"] = self.value
-        if self.choices:
-            data["choices"] = list(self.choices)
-        if self.note:
-            data["note"] = self.note
-        return data
+    setting: str | None = field(default=None, metadata=OPTIONAL)
+    value: str | int | None = field(default=None, metadata=OPTIONAL)
+    choices: tuple[str, ...] = field(default=(), metadata=wire(optional=True, sent_as=list))
+    note: str = field(default="", metadata=OPTIONAL)
 
     def editor_text(self) -> str:
         """The step in a setting's words: what an editor (or any LSP client) shows."""
@@ -65,6 +56,23 @@ class Fix:
         else:
             how = f"change the `{self.setting}` setting"
         return f"{how} ({self.note})" if self.note else how
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A failure or an outcome as data, for a client to render settings and buttons from
+    (`detail` and `warnings` in docs/protocol.md#lanternask, `lantern/models`' `detail`).
+
+    `code` is `model_<kind>`, `no_model`, or for what is not an error the outcome
+    (`filtered`, `truncated`, `prompt_truncated`); `message` the whole human text.
+    """
+
+    code: str
+    message: str
+    summary: str
+    status: int | None = field(default=None, metadata=OPTIONAL)
+    provider_message: str | None = field(default=None, metadata=OPTIONAL)
+    fixes: list[Fix] = field(default_factory=list)
 
 
 def shown(choices: tuple[str, ...]) -> str:
@@ -120,13 +128,34 @@ class ModelError(Exception):
             retryable=self.retryable,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The structured form a client renders settings and buttons from (docs/protocol.md)."""
-        data: dict[str, Any] = {"code": f"model_{self.kind}", "message": self.message}
-        data["summary"] = self.summary
-        if self.status is not None:
-            data["status"] = self.status
-        if self.words:
-            data["providerMessage"] = self.words
-        data["fixes"] = [f.to_dict() for f in self.fixes]
-        return data
+    @property
+    def code(self) -> str:
+        """The stable code a client recognises: `model_<kind>` (the result's `errorCode`)."""
+        return f"model_{self.kind}"
+
+    def detail(self, code: str | None = None) -> Detail:
+        """This failure as data; `code` replaces `model_<kind>` for a stop that is not an
+        error (`filtered`, `truncated`) or for a warning (`prompt_truncated`)."""
+        return Detail(
+            code or self.code,
+            self.message,
+            self.summary,
+            status=self.status,
+            provider_message=self.words or None,
+            fixes=list(self.fixes),
+        )
+
+
+class EndpointError(Exception):
+    """No usable model. `str()` says how to configure one in settings' words (for an
+    editor); `cli` says it for the command line; `fixes` is the same as data."""
+
+    code = "no_model"
+
+    def __init__(self, message: str, *, cli: str | None = None, fixes: tuple[Fix, ...] = ()):
+        super().__init__(message)
+        self.cli = cli or message
+        self.fixes = fixes
+
+    def detail(self) -> Detail:
+        return Detail(self.code, str(self), str(self), fixes=list(self.fixes))

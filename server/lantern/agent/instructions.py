@@ -26,9 +26,9 @@ from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.base import SeenSpan, ToolContext, approve
-from lantern.workspace.lines import read_capped
+from lantern.workspace.lines import MAX_LINES, read_capped
 from lantern.workspace.roots import Opened, Root, Target, Workspace
-from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, Window, window
+from lantern.workspace.text import MAX_FILE_BYTES, Window, window
 
 #: In order of preference: the first one the read path opens is the root's.
 NAMES: tuple[tuple[str, ...], ...] = (

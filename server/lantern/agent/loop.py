@@ -23,7 +23,7 @@ from typing import Literal
 
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import Event, EventSink
+from lantern.agent.events import Event, EventSink, StopReason, StopStatus, ToolCallRecord
 from lantern.agent.instructions import offer_once
 from lantern.agent.model_side import ModelSide, Turn
 from lantern.agent.protocol.seam import Message
@@ -31,8 +31,8 @@ from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.provider.window import ContextWindow, known_window
 from lantern.agent.references import check_references
 from lantern.agent.reply import ChatModel, ModelError, ToolCall
-from lantern.agent.result import AskResult, StopReason, detail_json
-from lantern.agent.tool_round import ToolCallRecord, ToolRunner
+from lantern.agent.result import AskResult
+from lantern.agent.tool_round import ToolRunner
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
@@ -267,18 +267,15 @@ class Agent:
 
     async def _close(self, q: _Question, answered: Answered) -> AskResult:
         """End the turn in the history, say the final status, and make the result."""
-        answer, stop, detail = answered.answer, answered.stop, answered.why
+        answer, stop, why = answered.answer, answered.stop, answered.why
         if q.conv.messages[-1].get("role") != "assistant":
             # Close the turn, so a follow-up question never comes right after tool results
             # (strict providers) or after another user message (strictly alternating templates).
             closing = answer or f"[Lantern] (no answer: the question stopped: {stop})"
             q.conv.messages.append({"role": "assistant", "content": closing})
-        final: Event = {"kind": "status", "status": stop, "message": None}
-        if detail is not None:
-            outcome = None if stop == "error" else stop
-            final |= {"message": detail.message, "detail": detail_json(detail, outcome)}
-        q.emit(final)
-        error = detail if stop == "error" else None
+        detail = why.detail(None if stop == "error" else stop) if why else None
+        q.emit(StopStatus(stop, why.message if why else None, detail))
+        error = why if stop == "error" else None
         return AskResult(
             conversation_id=q.conv.id,
             answer=answer,
@@ -286,11 +283,11 @@ class Agent:
             tool_calls=q.tools.calls,
             usage=q.model.usage,
             stop_reason=stop,
-            error=error.message if error else None,
-            error_kind=error.kind if error else None,
-            detail=detail,
-            warnings=q.model.warnings,
             model=self.model.model,
+            error=error.message if error else None,
+            error_code=error.code if error else None,
+            detail=detail,
+            warnings=[w.detail("prompt_truncated") for w in q.model.warnings],
             context=q.model.meter.fill(),
             compactions=q.model.compactor.done,
         )

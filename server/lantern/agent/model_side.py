@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from lantern.agent.compaction import Compactor
 from lantern.agent.context import Meter, window_too_small
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import EventSink
+from lantern.agent.events import (
+    AnswerDeltaEvent,
+    EventSink,
+    ProtocolStatus,
+    ReasoningEvent,
+    RetryingStatus,
+    ThinkingStatus,
+    UsageEvent,
+    WarningStatus,
+)
 from lantern.agent.instructions import with_instructions
 from lantern.agent.message_order import with_notes
 from lantern.agent.prompts import system_prompt_async
@@ -41,7 +50,6 @@ from lantern.agent.protocol.seam import (
 from lantern.agent.provider.stream import ReplyTooLarge
 from lantern.agent.provider.window import ContextWindow
 from lantern.agent.reply import ChatModel, ChatTurn, ModelError, Reply, Usage
-from lantern.agent.result import detail_json, usage_json
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
 from lantern.tools.registry import tool_specs
@@ -110,7 +118,7 @@ class ModelSide:
             mode = self.settings.tool_protocol
             protocol = protocol_for(mode, self.conv.tool_protocol, self._specs)
             messages = await self._messages(protocol, final_note)
-            self.emit({"kind": "status", "status": "thinking", "step": step})
+            self.emit(ThinkingStatus(step))
             try:
                 reply = await self._request(messages, protocol.offer(self.conv.messages, final))
             except ModelError as exc:
@@ -156,13 +164,11 @@ class ModelSide:
         """This conversation uses `switch.to` from now on (`auto` only); said once."""
         self.conv.tool_protocol = switch.to.name
         self.emit(
-            {
-                "kind": "status",
-                "status": "protocol",
-                "protocol": switch.to.name,
-                "message": f"model {self.model.model!r} {switch.why}; "
+            ProtocolStatus(
+                switch.to.name,
+                f"model {self.model.model!r} {switch.why}; "
                 f"using the {switch.to.name} tool protocol",
-            }
+            )
         )
 
     async def _request(self, messages: list[Message], offer: Offer) -> Reply:
@@ -176,14 +182,14 @@ class ModelSide:
 
         def on_text(text: str) -> None:
             self._said.append(text)
-            self.emit({"kind": "answerDelta", "text": text})
+            self.emit(AnswerDeltaEvent(text))
 
         def on_reasoning(text: str) -> None:
-            self.emit({"kind": "reasoning", "text": text})
+            self.emit(ReasoningEvent(text))
 
         def on_retry(why: str) -> None:
             del self._said[self._mark :]
-            self.emit({"kind": "status", "status": "retrying", "message": why, "resetAnswer": True})
+            self.emit(RetryingStatus(why))
 
         turn = ChatTurn(
             messages,
@@ -216,14 +222,7 @@ class ModelSide:
             return
         self.conv.warned_cut = True
         self.warnings.append(warning)
-        self.emit(
-            {
-                "kind": "status",
-                "status": "warning",
-                "message": warning.message,
-                "detail": detail_json(warning, "prompt_truncated"),
-            }
-        )
+        self.emit(WarningStatus(warning.message, warning.detail("prompt_truncated")))
 
     async def _summary(self, messages: list[Message]) -> str:
         """The model's summary of earlier turns (`compaction.py`): one request of its own,
@@ -248,8 +247,7 @@ class ModelSide:
         self.usage.add(usage)
         if usage is not None:
             self.meter.answered(usage, cut=reply is not None and reply.warning is not None)
-            context = self.meter.fill().to_json()
-            self.emit({"kind": "usage", **usage_json(self.usage), "context": context})
+            self.emit(UsageEvent.of(self.usage, self.meter.fill()))
         self._audit(messages, usage, outcome, started)
 
     def _audit(

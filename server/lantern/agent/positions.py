@@ -46,6 +46,22 @@ class Units:
 ZERO = Units()
 
 
+@dataclass(frozen=True)
+class Position:
+    """LSP's `Position`: a 0-based line and a character offset in the negotiated unit."""
+
+    line: int
+    character: int
+
+
+@dataclass(frozen=True)
+class Range:
+    """LSP's `Range`, end exclusive."""
+
+    start: Position
+    end: Position
+
+
 def offsets(text: str, positions: Sequence[int]) -> list[Units]:
     """Each code-point offset of `text` in all units; one pass, in any order of `positions`."""
     order = sorted(range(len(positions)), key=lambda i: positions[i])

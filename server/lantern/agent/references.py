@@ -59,12 +59,13 @@ from __future__ import annotations
 import asyncio
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lantern.agent.positions import UTF16, ZERO, Units, line_units, offsets
+from lantern.agent.positions import UTF16, UTF32, ZERO, Position, Range, Units, line_units, offsets
 from lantern.errors import ToolError
+from lantern.shapes import OPTIONAL, UNSENT, wire
 from lantern.workspace.lines import lines_at, read_capped
 from lantern.workspace.text import MAX_FILE_BYTES
 
@@ -171,52 +172,49 @@ def _within(found: list[Citation], starts: list[int], lo: int, hi: int) -> list[
 # --- checked references ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Reference:
-    """One citation of the answer, checked against the workspace."""
+    """One citation of the answer, checked against the workspace: the `references` item of
+    the `lantern/ask` result (docs/protocol.md#lanternask).
 
+    `range` and `span` are counted in `encoding`, the LSP position encoding the
+    client negotiated (`in_encoding`). Without one, the range is in UTF-16 (the LSP
+    default) and `span` in code points (Python string offsets, as `lantern ask --json`
+    has always printed them).
+
+    `uri` and `range` are only present on a verified reference, so a client can hand
+    verified ones straight to its location list; an unverified one never has a
+    `uri: null` that a location handler would choke on.
+    """
+
+    uri: str | None = field(default=None, metadata=OPTIONAL)  # file URI, only when verified
+    range: Range | None = field(default=None, init=False, metadata=OPTIONAL)  # from the rest
     path: str  # workspace-relative as the model sees it; "" for an absolute citation
     start_line: int  # 1-based
     end_line: int  # 1-based, inclusive
     verified: bool  # the file is readable through the jail and the lines exist
     seen: bool  # verified, and every cited line was shown to the model
-    span: tuple[int, int]  # the citation text in the answer, code points, end exclusive
-    uri: str | None  # file URI, only when verified
-    end_width: Units = ZERO  # length of the last cited line; zero if unknown
-    span_units: tuple[Units, Units] | None = None  # `span` in every unit, when measured
+    span: tuple[int, int] = field(metadata=wire(sent_as=list))
+    """The citation text in the answer, end exclusive: code points, or in `encoding`."""
+    end_width: Units = field(default=ZERO, metadata=UNSENT)  # the last cited line's length
+    span_units: tuple[Units, Units] | None = field(default=None, metadata=UNSENT)
+    """`span` in every unit, when measured."""
+    encoding: str | None = field(default=None, metadata=UNSENT)
 
-    def to_dict(self, encoding: str | None = None) -> dict[str, object]:
-        """The `references` item of the `lantern/ask` result.
-
-        `encoding` is the LSP position encoding the client negotiated: the
-        range's end character and `span` are counted in it. Without one, the
-        range is in UTF-16 (the LSP default) and `span` in code points (Python
-        string offsets, as `lantern ask --json` has always printed them).
-
-        `uri` and `range` are only present on a verified reference, so a client
-        can hand verified ones straight to its location list; an unverified one
-        never has a `uri: null` that a location handler would choke on.
-        """
-        data: dict[str, object] = {}
+    def __post_init__(self) -> None:
         if self.verified and self.uri is not None:
-            end = self.end_width.get(encoding or UTF16)
-            data["uri"] = self.uri
-            data["range"] = {
-                "start": {"line": self.start_line - 1, "character": 0},
-                "end": {"line": self.end_line - 1, "character": end},
-            }
+            end = self.end_width.get(self.encoding or UTF16)
+            lines = Range(Position(self.start_line - 1, 0), Position(self.end_line - 1, end))
+            object.__setattr__(self, "range", lines)
+
+    def in_encoding(self, encoding: str | None) -> Reference:
+        """This reference with its range's end and its `span` counted in `encoding` (None:
+        UTF-16 and code points)."""
         span = self.span
-        if encoding is not None and self.span_units is not None:
-            span = (self.span_units[0].get(encoding), self.span_units[1].get(encoding))
-        data.update(
-            path=self.path,
-            startLine=self.start_line,
-            endLine=self.end_line,
-            verified=self.verified,
-            seen=self.seen,
-            span=[span[0], span[1]],
-        )
-        return data
+        if self.span_units is not None:
+            unit = encoding or UTF32
+            span = (self.span_units[0].get(unit), self.span_units[1].get(unit))
+        return replace(self, span=span, encoding=encoding)
 
 
 @dataclass
@@ -274,7 +272,17 @@ def resolve_references(answer: str, workspace: Workspace, seen: SeenLines) -> li
         path, target = checked[raw]
         info = files[(target.root.path, target.parts)] if target is not None else None
         if info is None or info.uri is None:
-            refs.append(Reference(path, start, end, False, False, span, None, span_units=units))
+            refs.append(
+                Reference(
+                    path=path,
+                    start_line=start,
+                    end_line=end,
+                    verified=False,
+                    seen=False,
+                    span=span,
+                    span_units=units,
+                )
+            )
             continue
         verified = 1 <= start <= end <= info.lines
         refs.append(

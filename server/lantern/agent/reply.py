@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from lantern.agent.failure import ErrorKind, Fix, ModelError
+from lantern.agent.tokens import Usage
 
 __all__ = [
     "ChatModel", "ChatTurn", "ErrorKind", "Fix", "ModelError", "Reply", "ToolCall", "Usage",
@@ -40,19 +41,6 @@ class ToolCall:
     extra: dict[str, Any] = field(default_factory=dict)
     """Provider fields on the call that must go back verbatim, e.g. Gemini's
     ``{"extra_content": {"google": {"thought_signature": "..."}}}``."""
-
-
-@dataclass
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    estimated: bool = False  # the endpoint sent no usage; counted as characters / 4
-
-    def add(self, other: Usage | None) -> None:
-        if other is not None:
-            self.prompt_tokens += other.prompt_tokens
-            self.completion_tokens += other.completion_tokens
-            self.estimated = self.estimated or other.estimated
 
 
 @dataclass

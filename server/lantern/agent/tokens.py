@@ -1,19 +1,39 @@
-"""Lantern's one token estimate: about four characters per token.
+"""Token counts (`Usage`), and Lantern's one token estimate: about four characters per token.
 
-Used where no tokenizer is at hand: to budget a conversation before it is sent
-(`conversation.py`), and to show usage when an endpoint reports none (`provider/client.py`).
+The estimate is used where no tokenizer is at hand: to budget a conversation before it
+is sent (`conversation.py`), and to show usage when an endpoint reports none
+(`provider/client.py`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from lantern.shapes import OPTIONAL
 
 CHARS_PER_TOKEN = 4
 _MESSAGE_OVERHEAD = 4  # a message's role and framing
 _CALL_OVERHEAD = 8  # a tool call's id, name and framing
 _STANDARD_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
+
+
+@dataclass
+class Usage:
+    """Token counts; sent as the result's `usage` (`estimated` only when true)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = field(default=False, metadata=OPTIONAL)
+    """The endpoint sent no usage; counted as characters / 4."""
+
+    def add(self, other: Usage | None) -> None:
+        if other is not None:
+            self.prompt_tokens += other.prompt_tokens
+            self.completion_tokens += other.completion_tokens
+            self.estimated = self.estimated or other.estimated
 
 
 def estimate_tokens(text: str) -> int:

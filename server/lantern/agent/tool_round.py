@@ -19,7 +19,7 @@ from typing import Any
 
 from lantern.agent.context import fit_share
 from lantern.agent.conversation import Conversation
-from lantern.agent.events import Event, EventSink
+from lantern.agent.events import EventSink, ToolCallRecord, tool_event
 from lantern.agent.protocol.seam import CallResult
 from lantern.agent.reply import ToolCall
 from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Outcome, PromptObserver
@@ -28,36 +28,8 @@ from lantern.errors import ToolError
 from lantern.tools.arguments import parse_arguments
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.navigation.caches import CACHES
-from lantern.tools.registry import run_tool, summarize
+from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
-
-
-@dataclass
-class ToolCallRecord:
-    id: str
-    name: str
-    arguments: Any
-    status: str = "running"
-    code: str | None = None
-    bytes: int = 0
-    ms: float = 0.0  # the call's own time: without `wait_ms`
-    wait_ms: float = 0.0  # time waiting for the user to answer an approval prompt
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "summary": summarize(self.name, self.arguments),
-            "status": self.status,
-            "bytes": self.bytes,
-            "ms": round(self.ms, 1),
-        }
-        if self.wait_ms > 0:
-            data["waitMs"] = round(self.wait_ms, 1)
-        if self.code:
-            data["code"] = self.code
-        return data
 
 
 def _status(code: str | None) -> str:
@@ -70,24 +42,6 @@ def _call_key(name: str, args: dict[str, Any]) -> str:
     return name + json.dumps(args, sort_keys=True, separators=(",", ":"))
 
 
-def tool_event(record: ToolCallRecord, status: str) -> Event:
-    event: Event = {
-        "kind": "tool",
-        "callId": record.id,
-        "name": record.name,
-        "arguments": record.arguments,
-        "summary": summarize(record.name, record.arguments),
-        "status": status,
-    }
-    if status not in ("running", "awaiting_approval"):
-        event |= {"bytes": record.bytes, "ms": round(record.ms, 1)}
-        if record.wait_ms > 0:
-            event["waitMs"] = round(record.wait_ms, 1)
-        if record.code:
-            event["code"] = record.code
-    return event
-
-
 class _Observer:
     """Turns the prompt one call opens into `awaiting_approval` / `running` tool events."""
 
@@ -95,7 +49,7 @@ class _Observer:
         self.emit, self.record = emit, record
 
     def asking(self, request: ApprovalRequest) -> None:
-        self.emit(tool_event(self.record, "awaiting_approval") | {"message": request.message()})
+        self.emit(tool_event(self.record, "awaiting_approval", message=request.message()))
 
     def answered(self, request: ApprovalRequest, decision: Decision) -> None:
         if decision.allowed:

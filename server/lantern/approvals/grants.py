@@ -11,46 +11,37 @@ Revoking removes the grant where it lives; the next read it covered prompts agai
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
 from lantern.approvals.approver import Remembering, RootsIdentity
 from lantern.escaping import escape_line
+from lantern.shapes import OPTIONAL, UNSENT, wire
 
 Scope = Literal["always", "conversation"]
 Kind = Literal["workspace", "file", "folder"]
+_ESCAPED = wire(sent_as=escape_line)
+_OPTIONAL_ESCAPED = wire(optional=True, sent_as=escape_line)
 
 
 @dataclass(frozen=True)
 class Grant:
+    """One remembered grant; as sent, the `lantern/grants` item (docs/protocol.md#grants),
+    its names escaped onto one line."""
+
+    id: str = field(init=False)  # a hash of what it covers (see the module's docstring)
     scope: Scope
     kind: Kind
-    workspace: str  # the workspace's name, as shown
-    owner: str  # the workspace key (always) or the conversation id (conversation)
-    tool: str | None = None  # folder grants: list_files or search
-    path: str | None = None  # file and folder grants: as grants compare it
-    since: int | None = None  # always: when it was given (seconds since the epoch)
+    workspace: str = field(metadata=_ESCAPED)  # the workspace's name, as shown
+    owner: str = field(metadata=UNSENT)  # the workspace key (always) or the conversation id
+    tool: str | None = field(default=None, metadata=OPTIONAL)  # folder grants: the tool
+    path: str | None = field(default=None, metadata=_OPTIONAL_ESCAPED)  # as grants compare it
+    since: int | None = field(default=None, metadata=OPTIONAL)  # always: when (epoch seconds)
 
-    @property
-    def id(self) -> str:
+    def __post_init__(self) -> None:
         parts = (self.scope, self.owner, self.kind, self.tool or "", self.path or "")
-        return "g" + hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()[:20]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The `lantern/grants` item (docs/protocol.md#grants); names escaped onto one line."""
-        data: dict[str, Any] = {
-            "id": self.id,
-            "scope": self.scope,
-            "kind": self.kind,
-            "workspace": escape_line(self.workspace),
-        }
-        if self.tool is not None:
-            data["tool"] = self.tool
-        if self.path is not None:
-            data["path"] = escape_line(self.path)
-        if self.since is not None:
-            data["since"] = self.since
-        return data
+        digest = hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()
+        object.__setattr__(self, "id", "g" + digest[:20])
 
 
 def list_grants(

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
+from lantern.agent.failure import EndpointError
 from lantern.agent.loop import Agent
-from lantern.agent.provider.endpoint import EndpointError, resolve_endpoint
+from lantern.agent.provider.endpoint import resolve_endpoint
 from lantern.agent.provider.window import context_window
 from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditError
@@ -185,7 +186,7 @@ async def _answer(
     else:
         print_text(result)
     if result.detail is not None:
-        say("\n".join(failure_lines(result.to_dict()["detail"])))
+        say("\n".join(failure_lines(result.detail)))
     elif result.stop_reason != "done":
         say(
             {

@@ -21,18 +21,18 @@ import subprocess
 import sys
 import urllib.error
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lantern import exit_codes
-from lantern.agent.provider.endpoint import (
-    EndpointError,
-    list_models,
-    ollama_base_url,
-    resolve_endpoint,
-)
+from lantern.agent.failure import EndpointError, ModelError
+from lantern.agent.protocol.markup import has_markup
+from lantern.agent.provider.client import ModelClient
+from lantern.agent.provider.endpoint import list_models, ollama_base_url, resolve_endpoint
 from lantern.agent.provider.secrets_out import ScrubbingWriter, Secrets
+from lantern.agent.reply import ChatTurn, Reply, ToolCall
 from lantern.approvals.approver import grants_path
 from lantern.audit import audit_path
+from lantern.cli.doctor_address import check_address
 from lantern.cli.doctor_window import check_window, window_line
 from lantern.errors import ToolError
 from lantern.escaping import public_url
@@ -40,9 +40,6 @@ from lantern.platform_gate import unsupported
 from lantern.settings.sources import Settings, config_path
 from lantern.tools.ripgrep.process import rg_binary
 from lantern.workspace.jail import readback_method
-
-if TYPE_CHECKING:  # the openai SDK loads only when the probe runs
-    from lantern.agent.provider.client import ModelClient, Reply, ToolCall
 
 
 def run_doctor(settings: Settings, *, probe: bool = False) -> int:
@@ -158,8 +155,6 @@ class ProbeFindings:
 async def run_probe(settings: Settings) -> bool:
     """One tool-call round trip, then the window; print what was seen. False when the round
     trip failed or no question fits the window."""
-    from lantern.agent.provider.client import ModelClient, ModelError
-
     try:
         endpoint = resolve_endpoint(settings, os.environ)
     except EndpointError as exc:
@@ -170,8 +165,6 @@ async def run_probe(settings: Settings) -> bool:
         f"Probe:        one get_time round trip with model {endpoint.model!r} "
         f"at {public_url(endpoint.base_url or 'https://api.openai.com/v1')} (no workspace content)"
     )
-    from lantern.cli.doctor_address import check_address
-
     base_url = endpoint.base_url or "https://api.openai.com/v1"
     address = await check_address(base_url, endpoint.model, endpoint.api_key, settings.headers)
     print("\n".join(address.lines))
@@ -203,10 +196,6 @@ async def run_probe(settings: Settings) -> bool:
 
 
 async def _round_trip(client: ModelClient, found: ProbeFindings) -> None:
-    from lantern.agent.protocol.markup import has_markup
-    from lantern.agent.provider.client import ModelError
-    from lantern.agent.reply import ChatTurn
-
     messages = list(PROBE_MESSAGES)
     try:
         reply = await client.complete(ChatTurn(messages, [PROBE_TOOL]))

@@ -16,13 +16,13 @@ import re
 from collections.abc import Mapping
 from typing import cast
 
-from lantern.agent.failure import Fix
+from lantern.agent.context import fixed_cost_tokens
+from lantern.agent.failure import EndpointError, Fix
 from lantern.agent.provider.classify import Server, server_knob
-from lantern.agent.provider.endpoint import OPENAI, Endpoint, EndpointError, resolve_endpoint
+from lantern.agent.provider.endpoint import OPENAI, Endpoint, resolve_endpoint
 from lantern.agent.provider.window import (
     ContextWindow,
     context_window,
-    fixed_cost_tokens,
     server_of,
 )
 from lantern.cli.doctor_address import LABEL

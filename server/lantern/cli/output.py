@@ -8,17 +8,33 @@ clipboard). Lantern's own messages keep their line breaks: a failure is its
 headline, then one line per fix, worded for the command line (flags and
 environment variables; `failure_lines`). `--json` prints one JSON document that
 is always valid UTF-8 and leaves every string exactly as it was (escaped, never
-altered).
+altered): the `lantern/ask` result, written by the language server's own writer
+(`lantern.converter.to_json`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
-from lantern.agent.loop import AskResult
+from lantern.agent.events import (
+    CompactedStatus,
+    ContextFill,
+    Event,
+    ProtocolStatus,
+    RetryingStatus,
+    Status,
+    ThinkingStatus,
+    ToolEvent,
+    WarningStatus,
+)
+from lantern.agent.failure import Detail, Fix
+from lantern.agent.result import AskResult
+from lantern.agent.tokens import Usage
+from lantern.converter import to_json
 from lantern.escaping import cap, escape_line, for_terminal, json_text
+from lantern.shapes import tenths
 
 #: Settings `lantern ask` takes as flags: flag, placeholder, environment variable.
 _FLAGS: dict[str, tuple[str, str, str | None]] = {
@@ -29,8 +45,6 @@ _FLAGS: dict[str, tuple[str, str, str | None]] = {
     "toolProtocol": ("--tool-protocol", "auto|text", "LANTERN_TOOL_PROTOCOL"),
 }
 _CHOICES_SHOWN = 12
-
-Event = dict[str, Any]
 
 ARG_CHARS = 200
 _DIM, _RESET = "\x1b[2m", "\x1b[0m"
@@ -55,9 +69,9 @@ def _toml_value(value: object) -> str:
     return escape_line(json.dumps(value, ensure_ascii=False))
 
 
-def fix_text(fix: dict[str, Any]) -> str:
+def fix_text(fix: Fix) -> str:
     """One fix (the `fixes` items of a failure's data) as a command-line user applies it."""
-    setting, value, note = fix.get("setting"), fix.get("value"), fix.get("note", "")
+    setting, value, note = fix.setting, fix.value, fix.note
     if not setting:
         return escape_line(str(note))
     if setting in _FLAGS:
@@ -69,7 +83,7 @@ def fix_text(fix: dict[str, Any]) -> str:
         text = f"{setting} = {_toml_value(value)} in config.toml"
     else:
         text = f"change {setting} in config.toml"
-    choices = [escape_line(str(c)) for c in fix.get("choices") or ()]
+    choices = [escape_line(str(c)) for c in fix.choices]
     if choices:
         more = len(choices) - _CHOICES_SHOWN
         listed = ", ".join(choices[:_CHOICES_SHOWN]) + (f" and {more} more" if more > 0 else "")
@@ -77,13 +91,13 @@ def fix_text(fix: dict[str, Any]) -> str:
     return f"{text} — {escape_line(str(note))}" if note else text
 
 
-def failure_lines(detail: dict[str, Any]) -> list[str]:
+def failure_lines(detail: Detail) -> list[str]:
     """A failure's data as a person reads it: what happened and the provider's words on the
     first line, then each fix on its own line (`fix:`, then `or:`)."""
-    headline = str(detail.get("summary") or detail.get("message") or "")
-    words = detail.get("providerMessage")
-    lines = [f"{headline}: {escape_line(str(words))}" if words else headline]
-    for number, fix in enumerate(detail.get("fixes") or ()):
+    headline = detail.summary or detail.message
+    words = detail.provider_message
+    lines = [f"{headline}: {escape_line(words)}" if words else headline]
+    for number, fix in enumerate(detail.fixes):
         lines.append(f"  {'fix' if number == 0 else ' or'}: {fix_text(fix)}")
     return lines
 
@@ -98,32 +112,30 @@ class EventPrinter:
         self._said: set[str] = set()
 
     def __call__(self, event: Event) -> None:
-        kind = event.get("kind")
-        if kind == "tool":
+        if event.kind == "tool":
             self._tool(event)
-        elif kind == "reasoning":
+        elif event.kind == "reasoning":
             self._reasoning()
-        elif kind == "status":
+        elif event.kind == "status":
             self._status(event)
 
     def _print(self, line: str) -> None:
         print(line, file=self.err, flush=True)
 
-    def _tool(self, event: Event) -> None:
-        status = event.get("status")
-        if status == "running" and "bytes" not in event:
+    def _tool(self, event: ToolEvent) -> None:
+        status = event.status
+        if status == "running" and event.bytes is None:
             return
-        name = one_line(event.get("name", ""), 80)
+        name = one_line(event.name, 80)
         # The loop escaped the summary already; escaping again keeps any caller's text safe.
-        summary = one_line(event.get("summary", ""), 1000)
+        summary = one_line(event.summary, 1000)
         line = f"  {name} {summary}".rstrip() + f" … {one_line(status)}"
-        if event.get("code"):
-            line += f" ({one_line(event['code'])})"
-        if "bytes" in event:
-            line += f" · {event['bytes']:,} B · {event.get('ms', 0):.0f} ms"
-        wait = event.get("waitMs")
-        if isinstance(wait, int | float) and wait > 0:  # time the prompt was open
-            line += f" · {wait / 1000:.1f} s waiting for approval"
+        if event.code:
+            line += f" ({one_line(event.code)})"
+        if event.bytes is not None:
+            line += f" · {event.bytes:,} B · {tenths(event.ms or 0):.0f} ms"
+        if event.wait_ms > 0:  # time the prompt was open
+            line += f" · {tenths(event.wait_ms) / 1000:.1f} s waiting for approval"
         self._print(line)
 
     def _reasoning(self) -> None:
@@ -134,27 +146,25 @@ class EventPrinter:
         tty = getattr(self.err, "isatty", lambda: False)()
         self._print(f"{_DIM}thinking…{_RESET}" if tty else "thinking…")
 
-    def _status(self, event: Event) -> None:
-        status = event.get("status")
-        message = event.get("message")
-        if status == "thinking":
+    def _status(self, event: Status) -> None:
+        if isinstance(event, ThinkingStatus):
             self._thought_in_step = False
-        elif status == "retrying":
-            self._print(f"lantern: {one_line(message, 500)}; retrying")
-        elif status == "protocol" and message and "protocol" not in self._said:
+        elif isinstance(event, RetryingStatus):
+            self._print(f"lantern: {one_line(event.message, 500)}; retrying")
+        elif isinstance(event, ProtocolStatus) and "protocol" not in self._said:
             self._said.add("protocol")
-            self._print(f"lantern: {one_line(message, 500)}")
-        elif status == "compacted" and message:
-            self._print(f"lantern: {one_line(message, 500)}")
-        elif status == "warning" and isinstance(event.get("detail"), dict):
-            lines = failure_lines(event["detail"])
+            self._print(f"lantern: {one_line(event.message, 500)}")
+        elif isinstance(event, CompactedStatus):
+            self._print(f"lantern: {one_line(event.message, 500)}")
+        elif isinstance(event, WarningStatus):
+            lines = failure_lines(event.detail)
             self._print("\n".join([f"lantern: warning: {lines[0]}", *lines[1:]]))
 
 
-def token_counts(usage: dict[str, Any]) -> str:
+def token_counts(usage: Usage) -> str:
     """`1,200 prompt + 35 completion tokens`, each count marked `~` when estimated."""
-    mark = "~" if usage.get("estimated") else ""
-    prompt, completion = usage.get("promptTokens", 0), usage.get("completionTokens", 0)
+    mark = "~" if usage.estimated else ""
+    prompt, completion = usage.prompt_tokens, usage.completion_tokens
     return f"{mark}{prompt:,} prompt + {mark}{completion:,} completion tokens"
 
 
@@ -175,25 +185,22 @@ def print_text(result: AskResult, out: TextIO | None = None, err: TextIO | None 
                 else f"{ref.start_line}-{ref.end_line}"
             )
             print(f"  {one_line(ref.path, 500)}:{lines} ({marks})", file=out)
-    data = result.to_dict()
-    usage, context = data.get("usage"), data.get("context")
-    if isinstance(usage, dict) and (usage.get("promptTokens") or usage.get("completionTokens")):
-        print(f"lantern: {token_counts(usage)}", file=err)
-        if isinstance(context, dict) and context.get("used"):  # the model answered
-            print(f"lantern: {context_line(context)}", file=err)
+    if result.usage.prompt_tokens or result.usage.completion_tokens:
+        print(f"lantern: {token_counts(result.usage)}", file=err)
+        if result.context is not None and result.context.used:  # the model answered
+            print(f"lantern: {context_line(result.context)}", file=err)
 
 
-def context_line(context: dict[str, Any]) -> str:
+def context_line(context: ContextFill) -> str:
     """`context window: 3,120 of 8,192 used (38%; Ollama /api/ps: the loaded model)`, and
     what happens next when the window is 80% full."""
-    used, window = int(context["used"]), int(context["window"])
-    share = used * 100 // window if window else 100
-    source = one_line(str(context.get("source", "")), 200)
-    line = f"context window: {used:,} of {window:,} used ({share}%; {source})"
-    if share >= 80:
+    share = context.used * 100 // context.window if context.window else 100
+    source = one_line(context.source, 200)
+    line = f"context window: {context.used:,} of {context.window:,} used ({share}%; {source})"
+    if context.warns:
         line += "; earlier turns will be summarized when the window is full"
     return line
 
 
 def print_json(result: AskResult, out: TextIO | None = None) -> None:
-    print(json_text(result.to_dict()), file=out or sys.stdout)
+    print(json_text(to_json(result)), file=out or sys.stdout)

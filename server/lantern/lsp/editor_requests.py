@@ -8,12 +8,14 @@
   "connect a model" step.
 
 pygls has already checked the params against their types (`messages.py`); each
-handler only calls the `Session`.
+handler only calls the `Session` and returns its typed values.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from pygls.lsp.server import LanguageServer
 
 from lantern.lsp.messages import (
     GRANTS,
@@ -23,33 +25,36 @@ from lantern.lsp.messages import (
     GrantsParams,
     GrantsResult,
     LocalServersResult,
-    ModelsResult,
     NoParams,
     RevokeGrantParams,
     RevokeGrantResult,
-    converter,
 )
+from lantern.session import Session
 
 if TYPE_CHECKING:
-    from lantern.lsp.server import LanternServer
+    from lantern.agent.provider.model_lists import ModelList
 
 
-def register(server: LanternServer) -> None:
+class _Served(Protocol):
+    """What these handlers use of the server that registers them (`server.LanternServer`)."""
+
+    session: Session
+
+
+def register(server: LanguageServer) -> None:
     @server.feature(GRANTS)
-    def grants(ls: LanternServer, params: GrantsParams | None) -> GrantsResult:
+    def grants(ls: _Served, params: GrantsParams | None) -> GrantsResult:
         conversation_id = params.conversation_id if params is not None else None
-        return GrantsResult(grants=[g.to_dict() for g in ls.session.grants(conversation_id)])
+        return GrantsResult(grants=ls.session.grants(conversation_id))
 
     @server.feature(REVOKE_GRANT)
-    def revoke_grant(ls: LanternServer, params: RevokeGrantParams) -> RevokeGrantResult:
+    def revoke_grant(ls: _Served, params: RevokeGrantParams) -> RevokeGrantResult:
         return RevokeGrantResult(revoked=ls.session.revoke_grant(params.id))
 
     @server.feature(MODELS)
-    async def models(ls: LanternServer, params: NoParams | None) -> ModelsResult:
-        found = (await ls.session.models()).to_dict()
-        result: ModelsResult = converter().structure(found, ModelsResult)
-        return result
+    async def models(ls: _Served, params: NoParams | None) -> ModelList:
+        return await ls.session.models()
 
     @server.feature(LOCAL_SERVERS)
-    async def local_servers(ls: LanternServer, params: NoParams | None) -> LocalServersResult:
-        return LocalServersResult(servers=[s.to_dict() for s in await ls.session.local_servers()])
+    async def local_servers(ls: _Served, params: NoParams | None) -> LocalServersResult:
+        return LocalServersResult(servers=await ls.session.local_servers())

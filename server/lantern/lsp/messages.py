@@ -1,27 +1,34 @@
-"""Lantern's own LSP methods as attrs types, so pygls structures and checks them.
+"""Lantern's own LSP methods as types: what a client sends, and what the server sends.
 
 pygls 2 structures a message with the type its protocol's `get_message_type(method)`
 returns (and a reply to the server's own request with `get_result_type(method)`);
 a method it does not know arrives as a generic object. `LanternProtocol`
 (`protocol.py`) maps each method below to its message type, so a handler gets
-typed params (`AskParams`, …) and returns a typed result (`AskResult`, …), which
-pygls writes in camelCase. The shapes are in docs/protocol.md#requests.
+typed params (`AskParams`, …) and returns a typed result. The shapes are in
+docs/protocol.md#requests, and in `vscode-extension/src/protocol.ts`
+(`tests/unit/test_protocol_drift.py` holds the two together).
 
-The converter is lsprotocol's (camelCase names, unknown fields ignored, so a client
-may add fields) plus strict leaf hooks for these types only: cattrs would turn
-`5` into `"5"` for a `str` field, and a string is iterable, so `"turns"` would be
-read as a list. A value of the wrong kind raises `ParamError`, which
-`protocol.invalid_params` turns into the -32602 message a client sees
-(`question must be a non-empty string`, `history[0].answer must be a string`).
-Every string a client sends has its lone surrogates replaced (it could not be
-encoded for the model or the file system).
+What a client sends is attrs types, structured by lsprotocol's converter
+(camelCase names, unknown fields ignored, so a client may add fields) plus strict
+leaf hooks for these types only: cattrs would turn `5` into `"5"` for a `str`
+field, and a string is iterable, so `"turns"` would be read as a list. A value of
+the wrong kind raises `ParamError`, which `protocol.invalid_params` turns into
+the -32602 message a client sees (`question must be a non-empty string`,
+`history[0].answer must be a string`). Every string a client sends has its lone
+surrogates replaced (it could not be encoded for the model or the file system).
+
+What the server sends is dataclasses, written by the one converter's rule
+(`lantern.converter`, registered on the same converter): the `lantern/ask`
+result is the agent's own `AskResult`, `lantern/models` the `ModelList`, and the
+wrappers below hold the session's values (`Grant`, `LocalServer`) as they are.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import cattrs
@@ -29,7 +36,14 @@ from cattrs.gen import make_dict_structure_fn, override
 from lsprotocol import types
 from pygls.protocol import default_converter
 
+from lantern import converter as lantern_converter
+from lantern.approvals.grants import Grant
 from lantern.escaping import replace_surrogates
+from lantern.shapes import INLINE, OPTIONAL, camel
+
+if TYPE_CHECKING:  # the agent side, loaded on first use (`session.load_agent_side`)
+    from lantern.agent.events import Event
+    from lantern.agent.provider.model_lists import LocalServer
 
 ASK = "lantern/ask"
 RESET = "lantern/resetConversation"
@@ -41,7 +55,6 @@ LOCAL_SERVERS = "lantern/localServers"
 APPROVE = "lantern/approve"  # server → client
 EVENT = "lantern/event"  # server → client notification
 
-JSON = dict[str, Any]
 _ID: Any = int | str  # a JSON-RPC id
 
 
@@ -111,31 +124,12 @@ class RevokeGrantParams:
 # ----------------------------------------------------------------- results (server → client)
 
 
-@attrs.define
-class AskResult:
-    """Fields without a default are always sent (`model: null` when no model answered)."""
-
-    conversation_id: str | None
-    answer: str
-    references: list[JSON]
-    tool_calls: list[JSON]
-    usage: JSON
-    stop_reason: str
-    model: str | None
-    error: str | None = None
-    error_code: str | None = None
-    detail: JSON | None = None
-    warnings: list[JSON] | None = None
-    context: JSON | None = None
-    compactions: list[JSON] | None = None
-
-
-@attrs.define
+@dataclass(frozen=True)
 class ResetResult:
     reset: bool
 
 
-@attrs.define
+@dataclass(frozen=True)
 class InfoResult:
     version: str
     model: str | None
@@ -143,32 +137,25 @@ class InfoResult:
     read_max_lines: int  # the most lines one read_file call shows
 
 
-@attrs.define
+@dataclass(frozen=True)
 class GrantsResult:
-    grants: list[JSON]
+    grants: list[Grant]
 
 
-@attrs.define
+@dataclass(frozen=True)
 class RevokeGrantResult:
     revoked: bool
 
 
-@attrs.define
-class ModelsResult:
-    base_url: str | None
-    models: list[str]
-    detail: JSON | None = None
-
-
-@attrs.define
+@dataclass(frozen=True)
 class LocalServersResult:
-    servers: list[JSON]
+    servers: list[LocalServer]
 
 
 # ----------------------------------------------------------------- server → client
 
 
-@attrs.define
+@dataclass(frozen=True)
 class ApproveParams:
     conversation_id: str | None
     call_id: str | None
@@ -178,10 +165,10 @@ class ApproveParams:
     folder: bool
     actions: list[str]
     timeout_seconds: float
-    pattern: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    size: int | None = None
+    pattern: str | None = field(default=None, metadata=OPTIONAL)
+    start_line: int | None = field(default=None, metadata=OPTIONAL)
+    end_line: int | None = field(default=None, metadata=OPTIONAL)
+    size: int | None = field(default=None, metadata=OPTIONAL)
 
 
 @attrs.define
@@ -189,13 +176,13 @@ class ApproveResult:
     action: str | None = None
 
 
-@attrs.define
-class Event:
+@dataclass(frozen=True)
+class EventParams:
     """`lantern/event`: the envelope, and one event's fields (`kind`, …) beside it."""
 
     conversation_id: str | None
     request_id: str | int | None
-    event: JSON
+    event: Event = field(metadata=INLINE)
 
 
 def _message(name: str, params: Any, *, request: bool, optional: bool = False) -> type:
@@ -232,7 +219,7 @@ MESSAGE_TYPES: dict[str, type] = {
     MODELS: _message("ModelsRequest", NoParams, request=True, optional=True),
     LOCAL_SERVERS: _message("LocalServersRequest", NoParams, request=True, optional=True),
     APPROVE: _message("ApproveRequest", ApproveParams, request=True),
-    EVENT: _message("EventNotification", Event, request=False),
+    EVENT: _message("EventNotification", EventParams, request=False),
 }
 #: method → the type of the client's reply to a request the server sends.
 RESULT_TYPES: dict[str, type] = {APPROVE: _response("ApproveResponse", ApproveResult)}
@@ -246,8 +233,6 @@ _OWN_TYPES = {
     ResetParams,
     GrantsParams,
     RevokeGrantParams,
-    AskResult,
-    ModelsResult,
     ApproveResult,
 }
 
@@ -285,12 +270,6 @@ def _severity(value: Any, _: Any) -> int | None:
     raise ParamError("1, 2, 3 or 4 (error, warning, information, hint)")
 
 
-def _object(value: Any, _: Any) -> JSON:
-    if not isinstance(value, dict):
-        raise ParamError("an object")
-    return value
-
-
 def _list_of(converter: cattrs.Converter, item: Any) -> Callable[[Any, Any], Any]:
     def hook(value: Any, _: Any) -> list[Any]:
         if not isinstance(value, list):
@@ -300,27 +279,21 @@ def _list_of(converter: cattrs.Converter, item: Any) -> Callable[[Any, Any], Any
     return hook
 
 
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _strict_hook(converter: cattrs.Converter, field: attrs.Attribute[Any]) -> Any:
-    kind = field.type
-    if field.metadata.get("non_empty"):
+def _strict_hook(converter: cattrs.Converter, attribute: attrs.Attribute[Any]) -> Any:
+    kind = attribute.type
+    if attribute.metadata.get("non_empty"):
         return _non_empty_text
-    if field.metadata.get("severity"):
+    if attribute.metadata.get("severity"):
         return _severity
     simple: dict[Any, Callable[[Any, Any], Any]] = {
         str: _text,
         str | None: _optional_text,
         str | int | None: _token,
-        JSON: _object,
     }
     if kind in simple:
         return simple[kind]
     lists = ((list[HistoryTurn], HistoryTurn), (list[EditorDiagnostic], EditorDiagnostic))
-    for listed, item in (*lists, (list[JSON], JSON)):
+    for listed, item in lists:
         if kind == listed:
             return _list_of(converter, item)
         if kind == listed | None:
@@ -336,22 +309,16 @@ def _structure_own(converter: cattrs.Converter) -> Callable[[type], Any]:
             a.name: override(rename=camel(a.name), struct_hook=_strict_hook(converter, a))
             for a in attrs.fields(cls)
         }
-        # A result built from the session's dict must not lose a field the type lacks.
-        closed = cls in (AskResult, ModelsResult)
-        return make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=closed, **overrides)
+        return make_dict_structure_fn(cls, converter, **overrides)
 
     return factory
 
 
-def _unstructure_event(event: Event) -> JSON:
-    return {"conversationId": event.conversation_id, "requestId": event.request_id, **event.event}
-
-
 @functools.cache
 def converter() -> cattrs.Converter:
-    """pygls's converter (lsprotocol's hooks) with strict hooks for Lantern's own types;
-    one for the process, the server's `converter_factory`."""
+    """pygls's converter (lsprotocol's hooks) with strict hooks for what a client sends and
+    the one rule for what Lantern sends (`lantern.converter`); one for the process, the
+    server's `converter_factory`."""
     made: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
     made.register_structure_hook_factory(lambda cls: cls in _OWN_TYPES, _structure_own(made))
-    made.register_unstructure_hook(Event, _unstructure_event)
-    return made
+    return lantern_converter.register(made)

@@ -31,6 +31,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInva
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol
 
 from lantern.lsp import messages
+from lantern.shapes import camel
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def error_frame(msg_id: Any, code: int, message: str) -> bytes:
 def _camel_path(path: str) -> str:
     """`$.params.history[0].work_done_token` → `history[0].workDoneToken`."""
     inner = path.removeprefix("$").removeprefix(".").removeprefix("params").lstrip(".")
-    return ".".join(messages.camel(part) for part in inner.split(".")) if inner else "params"
+    return ".".join(camel(part) for part in inner.split(".")) if inner else "params"
 
 
 def _describe(exc: BaseException, _: type | None) -> str:

@@ -23,13 +23,15 @@ import logging
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lantern import __version__
+from lantern.agent.failure import EndpointError
+from lantern.audit import audit_path
 from lantern.lsp import editor_requests, translate
 from lantern.lsp.approver import EditorPrompt, client_offers
 from lantern.lsp.messages import (
@@ -38,8 +40,7 @@ from lantern.lsp.messages import (
     INFO,
     RESET,
     AskParams,
-    AskResult,
-    Event,
+    EventParams,
     InfoResult,
     NoParams,
     ResetParams,
@@ -50,7 +51,12 @@ from lantern.lsp.protocol import LanternProtocol
 from lantern.lsp.transport import serve_stdio
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
 from lantern.platform_gate import unsupported
-from lantern.session import NoWorkspace, Session
+from lantern.session import NoWorkspace, Session, load_agent_side
+from lantern.workspace.lines import MAX_LINES
+
+if TYPE_CHECKING:
+    from lantern.agent.events import Event
+    from lantern.agent.result import AskResult
 
 log = logging.getLogger("lantern.lsp")
 
@@ -98,7 +104,8 @@ def build_server() -> LanternServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanternServer, params: types.InitializedParams) -> None:
-        threading.Thread(target=_warm_up, daemon=True).start()
+        # The agent side loads in the background, so the first question does not wait for it.
+        threading.Thread(target=load_agent_side, daemon=True).start()
         problems = ls.pending_problems
         ls.pending_problems = []
         async with ls.folders_lock:
@@ -145,9 +152,6 @@ def build_server() -> LanternServer:
 
     @server.feature(INFO)
     def info(ls: LanternServer, params: NoParams | None) -> InfoResult:
-        from lantern.audit import audit_path
-        from lantern.workspace.text import MAX_LINES
-
         return InfoResult(
             version=__version__,
             model=ls.session.settings.model,
@@ -187,13 +191,6 @@ async def _pull_configuration(ls: LanternServer, folders: list[str] | None = Non
     )
 
 
-def _warm_up() -> None:
-    """Import the agent stack in the background so the first question does not wait for it."""
-    # The loop, and the HTTP client (openai is the slow import).
-    import lantern.agent.loop
-    import lantern.agent.provider.client  # noqa: F401
-
-
 async def _progress_token(ls: LanternServer, given: str | int | None) -> str | int | None:
     if given is not None:
         return given
@@ -220,9 +217,9 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
     current = {"id": conversation_id}
     progress = ls.work_done_progress
 
-    def on_event(event: dict[str, Any]) -> None:
-        ls.protocol.notify(EVENT, Event(current["id"], request_id, event))
-        if token is not None and event.get("kind") == "tool":
+    def on_event(event: Event) -> None:
+        ls.protocol.notify(EVENT, EventParams(current["id"], request_id, event))
+        if token is not None and event.kind == "tool":
             progress.report(
                 token,
                 types.WorkDoneProgressReport(message=translate.progress_text(event)),
@@ -252,28 +249,19 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
         )
     except NoWorkspace as exc:
         return translate.error_result(conversation_id, NoWorkspace.code, str(exc))
-    except Exception as exc:
-        from lantern.agent.provider.endpoint import EndpointError
-
-        if not isinstance(exc, EndpointError):
-            raise
+    except EndpointError as exc:
         if not client_offers(ls, "showsErrors"):  # else the client shows `detail` itself
             ls.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Error, message=f"Lantern: {exc}")
             )
-        failed = translate.error_result(conversation_id, exc.code, str(exc))
-        failed.detail = exc.to_dict()
-        return failed
+        return translate.error_result(conversation_id, exc.code, str(exc), exc.detail())
     finally:
         if token is not None:
             ls.by_token.pop(token, None)
             progress.end(token, types.WorkDoneProgressEnd(message="done"))
     if result.stop_reason == "cancelled":
         raise asyncio.CancelledError  # pygls answers with the LSP "request cancelled" error
-    data: dict[str, Any] = result.to_dict()
-    encoding = translate.position_encoding(ls)
-    data["references"] = [r.to_dict(encoding) for r in result.references]
-    return translate.ask_result(data)
+    return result.in_encoding(translate.position_encoding(ls))
 
 
 def serve() -> NoReturn:

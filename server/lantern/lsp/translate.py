@@ -6,18 +6,21 @@ handlers in `server.py` read as wiring. The shapes are in docs/protocol.md#reque
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from lantern.agent.editor_context import SEVERITIES, Diagnostic, EditorContext, Lines
+from lantern.agent.failure import Detail
+from lantern.agent.inputs import SEVERITIES, Diagnostic, EditorContext, HistoryTurn, Lines
+from lantern.agent.result import AskResult
+from lantern.agent.tokens import Usage
 from lantern.lsp import messages
 
-if TYPE_CHECKING:
-    from lantern.agent.conversation import HistoryTurn
+if TYPE_CHECKING:  # the agent side, loaded on first use (`session.load_agent_side`)
+    from lantern.agent.events import ToolEvent
 
 
 def folders(params: types.InitializeParams) -> list[str]:
@@ -68,30 +71,24 @@ def history(turns: list[messages.HistoryTurn] | None) -> list[HistoryTurn]:
     """`lantern/ask`'s `history` as the agent's turns."""
     if not turns:
         return []
-    from lantern.agent.conversation import HistoryTurn
-
     return [HistoryTurn(t.question, t.answer) for t in turns]
 
 
-def ask_result(data: dict[str, Any]) -> messages.AskResult:
-    """The session's result dict as the typed `lantern/ask` result; a key the type lacks
-    is an error, so the type (and docs/protocol.md) cannot fall behind the agent."""
-    result: messages.AskResult = messages.converter().structure(data, messages.AskResult)
-    return result
-
-
-def error_result(conversation_id: str | None, code: str, message: str) -> messages.AskResult:
+def error_result(
+    conversation_id: str | None, code: str, message: str, detail: Detail | None = None
+) -> AskResult:
     """A question that could not start: `stopReason: "error"` with a stable `errorCode`."""
-    return messages.AskResult(
+    return AskResult(
         conversation_id=conversation_id,
         answer="",
         references=[],
         tool_calls=[],
-        usage={"promptTokens": 0, "completionTokens": 0},
+        usage=Usage(),
         stop_reason="error",
         model=None,  # no model answered
-        error_code=code,
         error=message,
+        error_code=code,
+        detail=detail,
     )
 
 
@@ -106,8 +103,7 @@ def position_encoding(ls: LanguageServer) -> str:
     return encoding or types.PositionEncodingKind.Utf16.value
 
 
-def progress_text(event: dict[str, Any]) -> str:
+def progress_text(event: ToolEvent) -> str:
     """`read_file src/app.py · lines 1–400: awaiting approval` for the progress notification."""
-    summary = str(event.get("summary") or "")
-    status = str(event["status"]).replace("_", " ")
-    return f"{event['name']} {summary}: {status}" if summary else f"{event['name']}: {status}"
+    status = event.status.replace("_", " ")
+    return f"{event.name} {event.summary}: {status}" if event.summary else f"{event.name}: {status}"

@@ -11,9 +11,9 @@ from pydantic import Field
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown, whole
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
-from lantern.workspace.lines import read_capped
+from lantern.workspace.lines import MAX_LINES, read_capped
 from lantern.workspace.roots import Opened
-from lantern.workspace.text import MAX_FILE_BYTES, MAX_LINES, Window, render, window
+from lantern.workspace.text import MAX_FILE_BYTES, Window, render, window
 
 DESCRIPTION = (
     "Read lines of a text file in the workspace. Returns numbered lines (`12│text`) with the "

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from lantern.errors import ToolError
 
 SNIFF_BYTES = 8192
+MAX_LINES = 400  # the most lines one read shows (read_file's window; `lantern/info` says it)
 _CHUNK = 1 << 16
 _SMALL = 1 << 12  # where a chunk holds a lone CR, the wanted line end is sought in these
 _BOMS: tuple[tuple[bytes, str], ...] = (

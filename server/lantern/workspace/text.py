@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from lantern.errors import ToolError
 from lantern.workspace.lines import (
     BOM_PREFIXES,
+    MAX_LINES,
     binary_error,
     bom_encoding,
     count_breaks,
@@ -46,7 +47,6 @@ from lantern.workspace.lines import (
 from lantern.workspace.redact.redactor import BLOCK_HINT, YAML_HINT, redact
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
-MAX_LINES = 400
 MAX_OUTPUT_BYTES = 32 * 1024
 MAX_LINE_CHARS = 2000
 _MAX_CONTEXT_LINES = 256  # walked back to find the unindented line a YAML value hangs from

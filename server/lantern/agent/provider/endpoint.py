@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from lantern.agent.failure import Fix, shown
+from lantern.agent.failure import EndpointError, Fix, shown
 from lantern.agent.provider.diagnose import model_ids, with_path
 from lantern.agent.provider.secrets_out import Secrets
 from lantern.escaping import public_url, split_userinfo
@@ -48,26 +48,6 @@ HOW_TO_CONFIGURE_SETTINGS = (
     "LM Studio). Or run Ollama on this machine with a model pulled (ollama pull "
     "qwen2.5-coder): Lantern then finds it by itself."
 )
-
-
-class EndpointError(Exception):
-    """No usable model. `str()` says how to configure one in settings' words (for an
-    editor); `cli` says it for the command line; `fixes` is the same as data."""
-
-    code = "no_model"
-
-    def __init__(self, message: str, *, cli: str | None = None, fixes: tuple[Fix, ...] = ()):
-        super().__init__(message)
-        self.cli = cli or message
-        self.fixes = fixes
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "message": str(self),
-            "summary": str(self),
-            "fixes": [f.to_dict() for f in self.fixes],
-        }
 
 
 class _Refuse(urllib.request.HTTPRedirectHandler):

@@ -14,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import urllib.error
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
-from lantern.agent.failure import ErrorKind, Fix, ModelError
+from lantern.agent.failure import Detail, ErrorKind, Fix, ModelError
 from lantern.agent.provider.diagnose import fixed_url
 from lantern.agent.provider.endpoint import OPENAI, list_models, ollama_base_url
 from lantern.agent.provider.secrets_out import Secrets
 from lantern.escaping import cap, escape_line, public_url
 from lantern.settings.sources import Settings
+from lantern.shapes import OPTIONAL, wire
 
 LOCAL_TIMEOUT = 1.5  # one local probe
 LIST_TIMEOUT = 5.0  # the configured endpoint's list (it may be remote)
@@ -33,14 +33,16 @@ LOCAL_SERVERS = (
 )
 
 
+_PUBLIC = wire(sent_as=public_url)
+
+
 @dataclass(frozen=True)
 class LocalServer:
-    name: str
-    base_url: str
-    models: list[str]
+    """A `lantern/localServers` item; the address is sent in public form."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "baseUrl": public_url(self.base_url), "models": self.models}
+    name: str
+    base_url: str = field(metadata=_PUBLIC)
+    models: list[str]
 
 
 def local_candidates(environ: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -75,15 +77,9 @@ async def probe_local_servers(
 class ModelList:
     """The configured endpoint's models, or why there are none (`detail`)."""
 
-    base_url: str
+    base_url: str = field(metadata=_PUBLIC)
     models: list[str]
-    detail: ModelError | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"baseUrl": public_url(self.base_url), "models": self.models}
-        if self.detail is not None:
-            data["detail"] = self.detail.to_dict()
-        return data
+    detail: Detail | None = field(default=None, metadata=OPTIONAL)
 
 
 def configured_base_url(settings: Settings, environ: Mapping[str, str]) -> str:
@@ -108,7 +104,7 @@ async def endpoint_models(
             timeout * 2,
         )
     except Exception as exc:
-        return ModelList(base_url, [], secrets.error(list_failure(exc, base_url)))
+        return ModelList(base_url, [], secrets.error(list_failure(exc, base_url)).detail())
     return ModelList(base_url, [secrets.scrub(name) for name in models])
 
 

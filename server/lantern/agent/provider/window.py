@@ -21,8 +21,6 @@ per (server, base URL, model); no answer, or a model not loaded yet, is asked ag
 from __future__ import annotations
 
 import asyncio
-import json
-import tempfile
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,14 +35,13 @@ from lantern.agent.provider.window_servers import Found, Server, ask_server
 from lantern.settings.sources import Settings
 
 if TYPE_CHECKING:
-    from lantern.workspace.roots import Workspace
+    pass
 
 __all__ = [
     "DEFAULT_WINDOW",
     "KNOWN_FAMILIES",
     "ContextWindow",
     "context_window",
-    "fixed_cost_tokens",
     "server_of",
 ]
 
@@ -205,24 +202,3 @@ def server_of(base_url: str, environ: Mapping[str, str]) -> Server:
     if guessed in ("openai", "azure") or any(host == h or host.endswith("." + h) for h in _HOSTED):
         return "hosted"
     return "other"
-
-
-def fixed_cost_tokens(workspace: Workspace | None = None) -> int:
-    """The tokens every request spends before the question: Lantern's system prompt and
-    its tool definitions, in whichever tool protocol costs more (Lantern's token
-    estimate). Without a workspace: an empty folder's, the least any question sends.
-    Blocking (the system prompt lists the folder): from async code, run it in a thread."""
-    from lantern.agent.prompts import system_prompt
-    from lantern.agent.protocol.seam import TextProtocol
-    from lantern.agent.tokens import estimate_tokens, message_tokens
-    from lantern.tools.registry import tool_specs
-    from lantern.workspace.roots import Workspace
-
-    if workspace is None:
-        with tempfile.TemporaryDirectory() as empty:
-            return fixed_cost_tokens(Workspace([empty]))
-    base, specs = system_prompt(workspace), tool_specs()
-    native = message_tokens([{"role": "system", "content": base}])
-    native += estimate_tokens(json.dumps(specs, ensure_ascii=False))
-    text = message_tokens([{"role": "system", "content": TextProtocol(specs).system_prompt(base)}])
-    return max(native, text)

@@ -22,7 +22,7 @@ import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lantern.code.languages import language_for
+from lantern.code.languages import LANGUAGES, language_for
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext
 from lantern.tools.ripgrep import process as ripgrep
@@ -72,8 +72,6 @@ class Walked:
 
 
 def unsupported(rel: str) -> ToolError:
-    from lantern.code.languages import LANGUAGES
-
     known = ", ".join(sorted(LANGUAGES))
     return ToolError(
         "unsupported_language",
