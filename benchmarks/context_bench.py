@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark how well Lantern knows the size of what it sends: the token estimate's error
-against a server's own count, before and after calibration.
+"""Benchmark what Lantern knows of the context window: the token estimate's error against
+a server's own count, before and after calibration, and what finding the window costs.
 
     .venv/bin/python benchmarks/context_bench.py [--conversations N] [--seed S]
 
@@ -11,12 +11,17 @@ repository's own files: each question is one to three `read_file` calls on real 
 server would count for the request it got (`tests/fakes/tokenizer.py`, a stand-in for a
 byte-pair tokenizer, deliberately not characters / 4).
 
-For every request the estimate Lantern budgets with when it sends it — characters / 4,
+1. For every request the estimate Lantern budgets with when it sends it — characters / 4,
 times the conversation's calibration so far — is compared with the server's count:
 
 - "uncalibrated": characters / 4 alone, as Lantern estimated before;
 - "calibrated": Lantern's estimate now, every request, and every request after the
   conversation's first (the goal: within 10% after the first request).
+
+2. The cost of finding the window: `context_window` against a fake Ollama on 127.0.0.1
+   (`tests/fakes/window_answers.py`: `/api/show` and `/api/ps`, byte for byte), the first
+   lookup (two requests) and a warm one (remembered for the process), against an empty
+   `await` as the floor. Goal: a warm lookup adds no wait (under 0.1 ms).
 
 The script exits 0; a MISS row is the thing to look at.
 """
@@ -40,12 +45,16 @@ for _path in (REPO_ROOT, REPO_ROOT / "server"):
 from lantern.agent.context import Meter  # noqa: E402
 from lantern.agent.conversation import Conversation  # noqa: E402
 from lantern.agent.loop import Agent  # noqa: E402
+from lantern.agent.provider.endpoint import Endpoint  # noqa: E402
+from lantern.agent.provider.window import context_window  # noqa: E402
 from lantern.agent.reply import ChatTurn, Reply, Usage  # noqa: E402
 from lantern.approvals.approver import Decision, Fixed  # noqa: E402
+from lantern.settings.model import Settings  # noqa: E402
 from lantern.workspace.roots import Workspace  # noqa: E402
 
 from tests.conftest import settings_with  # noqa: E402
-from tests.fakes import tokenizer  # noqa: E402
+from tests.fakes import tokenizer, window_answers  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAI  # noqa: E402
 from tests.fakes.scripted_model import Say, ScriptedModel  # noqa: E402
 
 GOAL = 0.10
@@ -169,13 +178,48 @@ async def main_async(args: argparse.Namespace) -> None:
             GOAL,
         )
     )
+    print("2. Finding the window (Ollama on 127.0.0.1: /api/show and /api/ps)")
+    cold, warm, floor = await discovery_times(args.lookups)
+    print(f"   first lookup (two requests)                 median {cold * 1000:7.2f} ms")
+    print(f"   warm lookup (remembered)                    median {warm * 1000:7.4f} ms")
+    print(f"   an empty await (the floor)                  median {floor * 1000:7.4f} ms")
+    verdict = "PASS" if warm - floor < 0.0001 else "MISS"
+    print(
+        f"   added wait, warm                            {max(warm - floor, 0) * 1000:.4f} ms"
+        f"   goal < 0.1 ms   {verdict}"
+    )
     print(f"(total {time.perf_counter() - started:.1f} s)")
+
+
+async def discovery_times(rounds: int) -> tuple[float, float, float]:
+    """Median seconds of a first lookup (fresh), of a warm one, and of an empty await."""
+    model = "qwen2.5-coder:7b"
+    cold: list[float] = []
+    warm: list[float] = []
+    floor: list[float] = []
+    with FakeOpenAI(models=[model]) as fake:
+        fake.routes.update(window_answers.ollama(model=model, loaded=8192, trained=32768))
+        endpoint = Endpoint(model, fake.base_url, None)
+        environ = {"OLLAMA_HOST": f"127.0.0.1:{fake.port}"}
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            await context_window(endpoint, Settings(), environ, fresh=True)
+            t1 = time.perf_counter()
+            await context_window(endpoint, Settings(), environ)
+            t2 = time.perf_counter()
+            await asyncio.sleep(0)
+            t3 = time.perf_counter()
+            cold.append(t1 - t0)
+            warm.append(t2 - t1)
+            floor.append(t3 - t2)
+    return statistics.median(cold), statistics.median(warm), statistics.median(floor)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--conversations", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--lookups", type=int, default=50, help="window lookups of each kind")
     asyncio.run(main_async(parser.parse_args()))
 
 
