@@ -15,6 +15,7 @@ server cut (it counted far fewer tokens than were sent) does not calibrate.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import tempfile
@@ -45,8 +46,17 @@ def reply_reserve(window: int, max_output_tokens: int | None) -> int:
 
 
 def tools_tokens(tools: Sequence[Mapping[str, Any]] | None) -> int:
-    """The estimate of the tool definitions a request sends."""
-    return estimate_tokens(json.dumps(list(tools), ensure_ascii=False)) if tools else 0
+    """The estimate of the tool definitions a request sends (Lantern's own: counted once)."""
+    if not tools:
+        return 0
+    if tools is tool_specs():
+        return _specs_tokens()
+    return estimate_tokens(json.dumps(list(tools), ensure_ascii=False))
+
+
+@functools.cache
+def _specs_tokens() -> int:
+    return estimate_tokens(json.dumps(list(tool_specs()), ensure_ascii=False))
 
 
 class Meter:
@@ -79,7 +89,7 @@ class Meter:
 
     def sending(self, messages: Sequence[Mapping[str, Any]], tools: Any) -> None:
         self._sent = self.raw(messages, tools)
-        self.used = self.estimate(messages, tools)
+        self.used = math.ceil(self._sent * self.conv.token_ratio)
 
     def answered(self, usage: Usage | None, *, cut: bool) -> None:
         """The server's count of the last request: the meter, and the calibration."""
