@@ -25,6 +25,7 @@ from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
 from lantern.agent.events import Event, EventSink, StopReason, StopStatus, ToolCallRecord
 from lantern.agent.instructions import offer_once
+from lantern.agent.mentions import Mention, Mentioned, mention_calls, with_reads
 from lantern.agent.model_side import ModelSide, Turn
 from lantern.agent.protocol.seam import Message
 from lantern.agent.provider.outcomes import cut_short
@@ -129,11 +130,13 @@ class Agent:
         on_event: EventSink | None = None,
         *,
         editor: editor_context.EditorContext | None = None,
+        mentions: Sequence[Mention] = (),
     ) -> AskResult:
         """Answer `question` in `conv`; never raises for model, tool or limit trouble.
 
         `editor` (the editor's state when the user asked) puts a metadata block before
-        the question, and the selected lines as Lantern's own `read_file` call."""
+        the question, and the selected lines as Lantern's own `read_file` call;
+        `mentions`, the files the user named, are read before it without another prompt."""
         message = {"role": "user", "content": question}
         q = self._question(conv, on_event or (lambda _event: None), message)
         conv.messages.append(message)  # the question alone, if the read is cancelled
@@ -141,6 +144,8 @@ class Agent:
             async with asyncio.timeout(self.settings.question_timeout_seconds):
                 if editor is not None:
                     message["content"] = await self._with_editor(q, editor, question)
+                if mentions:
+                    message["content"] = await self._with_mentions(q, mentions, message)
                 answered = await self._run(q)
         except TimeoutError:
             answered = Answered(q.model.said(), "timeout")
@@ -264,6 +269,15 @@ class Agent:
         [done] = await q.tools.run([call])
         shown = editor_context.with_selection(prepared, call_id, done.content, done.code is None)
         return f"{shown}\n\n{question}"
+
+    async def _with_mentions(
+        self, q: _Question, mentions: Sequence[Mention], message: Message
+    ) -> str:
+        """The question after what reading the mentioned files returned: one `read_file`
+        call of Lantern's own per file, the user's choice (no prompt), run like the model's."""
+        calls = mention_calls(mentions, len(q.conv.messages))
+        done = await q.tools.run(calls, Mentioned(self.approvals, mentions))
+        return with_reads(mentions, done, str(message["content"]))
 
     async def _close(self, q: _Question, answered: Answered) -> AskResult:
         """End the turn in the history, say the final status, and make the result."""

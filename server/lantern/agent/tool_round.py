@@ -107,14 +107,17 @@ class ToolRunner:
         """Whether the tool output budget is used up: the model must answer now."""
         return self.spent >= self.budget
 
-    async def run(self, calls: list[ToolCall]) -> list[CallResult]:
-        """Run every call concurrently; results, events and bookkeeping in call order."""
+    async def run(
+        self, calls: list[ToolCall], approvals: Approver | None = None
+    ) -> list[CallResult]:
+        """Run every call concurrently; results, events and bookkeeping in call order.
+        `approvals`: the approver for these calls instead of the question's (a mention's)."""
         running: list[_Call] = []
         first_of: dict[str, str] = {}
         share = self.room(len(calls)) if self.room is not None else None
         try:
             for call in calls:
-                running.append(self._start(call, first_of))
+                running.append(self._start(call, first_of, approvals or self.approvals))
             results = await asyncio.gather(*(one.job for one in running))
         except BaseException:
             for one in running:
@@ -123,7 +126,7 @@ class ToolRunner:
         done = zip(running, results, strict=True)
         return [self._finish(one, result, share) for one, result in done]
 
-    def _start(self, call: ToolCall, first_of: dict[str, str]) -> _Call:
+    def _start(self, call: ToolCall, first_of: dict[str, str], approvals: Approver) -> _Call:
         """Record `call` and start it, or point it at the same call made before."""
         try:
             args: dict[str, Any] | None = parse_arguments(call.arguments)
@@ -139,7 +142,8 @@ class ToolRunner:
             return _Call(call, args, record, asyncio.create_task(_repeat(earlier)))
         if key is not None:
             first_of[key] = call.id
-        return _Call(call, args, record, asyncio.create_task(self._one(record, call, args)))
+        job = asyncio.create_task(self._one(record, call, args, approvals))
+        return _Call(call, args, record, job)
 
     def _finish(self, one: _Call, result: ToolResult, share: int | None) -> CallResult:
         if share is not None and not result.is_error:
@@ -169,14 +173,18 @@ class ToolRunner:
         self.spent += size
 
     async def _one(
-        self, record: ToolCallRecord, call: ToolCall, args: dict[str, Any] | None
+        self,
+        record: ToolCallRecord,
+        call: ToolCall,
+        args: dict[str, Any] | None,
+        approvals: Approver,
     ) -> ToolResult:
         """Run one call; `args` are its arguments as parsed (None: they did not parse, and
         `run_tool` reports why from the raw text)."""
         started = time.perf_counter()
         ctx = ToolContext(
             self.workspace,
-            _Timed(self.approvals, record),
+            _Timed(approvals, record),
             conversation_id=self.conv.id,
             observer=_Observer(self.emit, record),
             call_id=call.id,

@@ -137,10 +137,11 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class Outcome:
-    """An approver's answer, and whether a person gave it (`user`) or a rule did (`auto`)."""
+    """An approver's answer, and whether a person gave it (`user`), a rule did (`auto`), or
+    the user chose the file by naming it with the question (`mention`)."""
 
     decision: Decision
-    by: Literal["auto", "user"]
+    by: Literal["auto", "user", "mention"]
     waited: float = field(default=0.0, compare=False)
     """Seconds this request waited for a person: its own prompt, or one before it in the
     same conversation (one prompt at a time) whose answer then covered it."""

@@ -16,12 +16,15 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
 from lantern.agent.failure import EndpointError
 from lantern.agent.loop import Agent
+from lantern.agent.mentions import Mention, MentionError
+from lantern.agent.mentions import parse as mention
 from lantern.agent.provider.endpoint import resolve_endpoint
 from lantern.agent.provider.window import context_window
 from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Fixed, Remembering
@@ -134,11 +137,16 @@ async def run_ask(
     approve: str,
     conversation_file: Path | None,
     as_json: bool,
+    files: Sequence[str] = (),
 ) -> int:
     _never_fail_to_print()
     try:
+        mentions = [mention(raw, workspace, os.getcwd()) for raw in files]
         endpoint = resolve_endpoint(settings)
         conv = _load_conversation(conversation_file, workspace)
+    except MentionError as exc:
+        say(f"--file {one_line(str(exc))}")
+        return exit_codes.USAGE
     except EndpointError as exc:
         say(exc.cli)
         return exit_codes.USAGE
@@ -153,7 +161,7 @@ async def run_ask(
         if asker.audit is not None:
             asker.audit.check()  # before anything is sent: no question runs unaudited
         asker.window = await context_window(endpoint, settings, os.environ)
-        return await _answer(asker, question, conv, conversation_file, settings, as_json)
+        return await _answer(asker, question, conv, conversation_file, settings, as_json, mentions)
     except AuditError as exc:
         say(f"{exc} (fix its folder's permissions, or free space on its disk)")
         return exit_codes.USAGE
@@ -168,6 +176,7 @@ async def _answer(
     conversation_file: Path | None,
     settings: Settings,
     as_json: bool,
+    mentions: Sequence[Mention],
 ) -> int:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -175,7 +184,7 @@ async def _answer(
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        result = await asker.ask(question, conv, EventPrinter(as_json=as_json))
+        result = await asker.ask(question, conv, EventPrinter(as_json=as_json), mentions=mentions)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         loop.remove_signal_handler(signal.SIGTERM)

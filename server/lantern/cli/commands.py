@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
         const=False,
         help="do not offer AGENTS.md (or CLAUDE.md, …) to the model (projectInstructions)",
     )
+    ask.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="PATH[:START-END]",
+        help="a file (or some of its lines) to read with the question, without asking (repeatable)",
+    )
     ask.add_argument("--json", action="store_true", help="print one JSON object")
 
     sub.add_parser("serve", help="language server over stdio")
@@ -164,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     approve=args.approve,
                     conversation_file=args.conversation_file,
                     as_json=args.json,
+                    files=args.file,
                 )
             )
         if args.command == "doctor":

@@ -41,7 +41,7 @@ class ToolResult:
     is_error: bool = False
     code: str | None = None
     path: str | None = None  # the workspace-relative path the call touched
-    decision: str | None = None  # auto | user | denied | refused:<code>
+    decision: str | None = None  # auto | user | mention | denied | refused:<code>
     seen: list[SeenSpan] = field(default_factory=list)  # for `seen` references
     redactions: int = 0
 
