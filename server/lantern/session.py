@@ -28,7 +28,7 @@ from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_
 
 if TYPE_CHECKING:
     from lantern.agent.events import EventSink
-    from lantern.agent.inputs import EditorContext, HistoryTurn
+    from lantern.agent.inputs import EditorContext, HistoryTurn, Mention
     from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.agent.result import AskResult
     from lantern.compose import AgentSide
@@ -195,6 +195,7 @@ class Session:
         on_event: EventSink,
         on_conversation: Callable[[str], None] | None = None,
         history: Sequence[HistoryTurn] = (),
+        mentions: Sequence[Mention] = (),
     ) -> AskResult:
         """Answer `question` in a conversation; `history` seeds it when it has no messages,
         `editor` is what the user's editor showed (`agent/editor_context.py`); raises
@@ -212,4 +213,4 @@ class Session:
             one = await side.agent(
                 endpoint, model, workspace, self.approvals, self.settings, self.environ
             )
-            return await one.ask(question, conv, on_event, editor=editor)
+            return await one.ask(question, conv, on_event, editor=editor, mentions=mentions)

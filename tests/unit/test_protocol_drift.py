@@ -65,6 +65,7 @@ MESSAGES: dict[str, tuple[type, ...]] = {
     # client → server
     "AskParams": (messages.AskParams,),
     "AskContext": (messages.AskContext,),
+    "MentionParam": (messages.MentionParam,),
     "EditorDiagnostic": (messages.EditorDiagnostic,),
     "HistoryTurn": (messages.HistoryTurn,),
     "ResetParams": (messages.ResetParams,),

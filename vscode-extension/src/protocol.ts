@@ -140,12 +140,20 @@ export interface ContextChip {
   title: string;
 }
 
+/** A file the user named with the question (`@file`): read with it without another prompt,
+ * through the same read path; `range`: some of its lines. */
+export interface MentionParam {
+  uri: string;
+  range?: Range;
+}
+
 export interface AskParams {
   question: string;
   conversationId?: string;
   context?: AskContext;
   workDoneToken?: string;
   history?: HistoryTurn[];
+  mentions?: MentionParam[];
 }
 
 export interface ResetParams {

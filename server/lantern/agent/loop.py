@@ -17,6 +17,7 @@ says why.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -24,8 +25,10 @@ from typing import Literal
 from lantern.agent import editor_context
 from lantern.agent.conversation import Conversation
 from lantern.agent.events import Event, EventSink, StopReason, StopStatus, ToolCallRecord
+from lantern.agent.inputs import Mention
 from lantern.agent.instructions import offer_once
-from lantern.agent.mentions import Mention, Mentioned, mention_calls, with_reads
+from lantern.agent.mentions import Mentioned, with_reads
+from lantern.agent.mentions import calls as mention_calls
 from lantern.agent.model_side import ModelSide, Turn
 from lantern.agent.protocol.seam import Message
 from lantern.agent.provider.outcomes import cut_short
@@ -275,9 +278,10 @@ class Agent:
     ) -> str:
         """The question after what reading the mentioned files returned: one `read_file`
         call of Lantern's own per file, the user's choice (no prompt), run like the model's."""
-        calls = mention_calls(mentions, len(q.conv.messages))
-        done = await q.tools.run(calls, Mentioned(self.approvals, mentions))
-        return with_reads(mentions, done, str(message["content"]))
+        asked = mention_calls(self.workspace, mentions, len(q.conv.messages))
+        paths = [str(json.loads(call.arguments)["path"]) for call in asked]
+        done = await q.tools.run(asked, Mentioned(self.approvals, paths)) if asked else []
+        return with_reads(len(mentions), done, str(message["content"]))
 
     async def _close(self, q: _Question, answered: Answered) -> AskResult:
         """End the turn in the history, say the final status, and make the result."""

@@ -1,10 +1,12 @@
-"""Files the user points at with a question (`lantern ask --file PATH[:START-END]`).
+"""Files the user names with a question: `lantern ask --file PATH[:START-END]`, and an
+editor's `mentions` (`@file` in its question box).
 
 Naming a file with the question is the user's own choice, so Lantern reads it
 without asking again — still through the read path (jail, name policy, ignore
-rules, redaction, caps), as one `read_file` call of Lantern's own per mention,
+rules, redaction, caps), as one `read_file` call of Lantern's own per file,
 budgeted, reported and audited like the model's, with the decision `mention`.
-Only that read is covered: the model's own calls ask as always.
+Only that read is covered: the model's own calls ask as always. A name outside
+every workspace folder is not read, and its path is not shown to the model.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from lantern.agent.inputs import Lines, Mention
 from lantern.agent.protocol.seam import CallResult
 from lantern.agent.reply import ToolCall
 from lantern.approvals.approver import (
@@ -32,52 +34,43 @@ _MAX_LINES = 400  # what one read_file call shows at most
 
 
 class MentionError(ValueError):
-    """A mention that cannot be read: not in a workspace folder, or a bad line range."""
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A file the user named, as the model would name it, and the lines they chose."""
-
-    path: str
-    start: int | None = None
-    end: int | None = None
-
-    def arguments(self) -> dict[str, object]:
-        """The `read_file` arguments that show it."""
-        if self.start is None:
-            return {"path": self.path}
-        end = self.end if self.end is not None else self.start
-        return {
-            "path": self.path,
-            "offset": self.start,
-            "limit": min(end - self.start + 1, _MAX_LINES),
-        }
+    """A `--file` that cannot be read: not in a workspace folder, or a bad line range."""
 
 
 def parse(raw: str, workspace: Workspace, cwd: str) -> Mention:
-    """`PATH` or `PATH:START[-END]`: PATH absolute, or relative to `cwd` when that lies in a
-    workspace folder, else as the model names it (relative to the workspace). Checked by
-    name only here: the read itself is the read path's."""
+    """`PATH` or `PATH:START[-END]` as the command line gives it: PATH absolute, or relative
+    to `cwd` when that lies in a workspace folder, else as the model names it (relative
+    to the workspace). Checked by name only here: the read itself is the read path's."""
     found = _LINES.match(raw)
-    path, start, stop = raw, None, None
+    path, lines = raw, None
     if found:
-        path, start = found["path"], int(found["start"])
-        stop = int(found["end"]) if found["end"] else None
-    if start is not None and stop is not None and stop < start:
-        raise MentionError(f"{raw}: the line range ends before it starts")
-    absolute = os.path.normpath(os.path.join(os.path.realpath(cwd), path))
-    for root in workspace.roots:
-        inside = os.path.relpath(absolute, root.path)
-        if inside.split(os.sep)[0] not in (os.curdir, os.pardir):
-            return Mention(workspace.relative(root, inside.split(os.sep)), start, stop)
+        start = int(found["start"])
+        end = int(found["end"]) if found["end"] else start
+        if end < start:
+            raise MentionError(f"{raw}: the line range ends before it starts")
+        path, lines = found["path"], Lines(start, end)
     if os.path.isabs(path) or any(_within(cwd, root.path) for root in workspace.roots):
+        mention = Mention(os.path.normpath(os.path.join(os.path.realpath(cwd), path)), lines)
+    else:
+        mention = Mention(path, lines)
+    if resolve(workspace, mention) is None:
         raise MentionError(f"{raw}: not in the workspace")
-    try:  # asked from outside the workspace: the path as the model names it
-        [target] = workspace.targets(path, file=True)
-    except (ToolError, ValueError):
-        raise MentionError(f"{raw}: not in the workspace") from None
-    return Mention(target.rel, start, stop)
+    return mention
+
+
+def resolve(workspace: Workspace, mention: Mention) -> str | None:
+    """The path the model uses for `mention`, or None when it is in no workspace folder."""
+    if not os.path.isabs(mention.path):
+        try:
+            [target] = workspace.targets(mention.path, file=True)
+        except (ToolError, ValueError):
+            return None
+        return target.rel
+    for root in workspace.roots:
+        inside = os.path.relpath(os.path.normpath(mention.path), root.path)
+        if inside.split(os.sep)[0] not in (os.curdir, os.pardir):
+            return workspace.relative(root, inside.split(os.sep))
+    return None
 
 
 def _within(folder: str, root: str) -> bool:
@@ -85,13 +78,24 @@ def _within(folder: str, root: str) -> bool:
     return inside.split(os.sep)[0] != os.pardir
 
 
+def arguments(path: str, lines: Lines | None) -> dict[str, object]:
+    """The `read_file` arguments that show `path`, or those lines of it."""
+    if lines is None:
+        return {"path": path}
+    return {
+        "path": path,
+        "offset": lines.start,
+        "limit": min(lines.end - lines.start + 1, _MAX_LINES),
+    }
+
+
 class Mentioned:
-    """The approver for the reads of what the user mentioned: exactly those reads are the
+    """The approver for the reads of what the user named: exactly those reads are the
     user's own choice (`by="mention"`); everything else goes to `inner`."""
 
-    def __init__(self, inner: Approver, mentions: Sequence[Mention]) -> None:
+    def __init__(self, inner: Approver, paths: Sequence[str]) -> None:
         self.inner = inner
-        self._paths = {m.path for m in mentions}
+        self._paths = set(paths)
 
     async def decide(
         self, request: ApprovalRequest, *, observer: PromptObserver | None = None
@@ -101,21 +105,29 @@ class Mentioned:
         return await self.inner.decide(request, observer=observer)
 
 
-def mention_calls(mentions: Sequence[Mention], first: int) -> list[ToolCall]:
-    """One `read_file` call of Lantern's own per mention (ids `mention_<first>_<n>`)."""
-    return [
-        ToolCall(f"mention_{first}_{n}", "read_file", json.dumps(m.arguments()))
-        for n, m in enumerate(mentions, 1)
-    ]
+def calls(workspace: Workspace, mentions: Sequence[Mention], first: int) -> list[ToolCall]:
+    """One `read_file` call of Lantern's own per mention in the workspace (ids
+    `mention_<first>_<n>`); one outside it gets none."""
+    made = []
+    for n, mention in enumerate(mentions, 1):
+        path = resolve(workspace, mention)
+        if path is not None:
+            args = json.dumps(arguments(path, mention.lines))
+            made.append(ToolCall(f"mention_{first}_{n}", "read_file", args))
+    return made
 
 
-def with_reads(mentions: Sequence[Mention], done: Sequence[CallResult], question: str) -> str:
+def with_reads(named: int, done: Sequence[CallResult], question: str) -> str:
     """The question after each mentioned file's read: its text, or why it was not read."""
     shown = []
-    for mention, result in zip(mentions, done, strict=True):
+    for result in done:
+        path = (result.args or {}).get("path", "")
         how = ":" if result.code is None else ", which did not succeed:"
         shown.append(
-            f"The user named {mention.path} with the question; Lantern read it with "
-            f"read_file (call {result.call.id}){how}\n{result.content}"
+            f"The user named {path} with the question; Lantern read it with read_file "
+            f"(call {result.call.id}){how}\n{result.content}"
         )
+    if len(done) < named:
+        left = named - len(done)
+        shown.append(f"[{left} more file(s) the user named are outside the workspace: not read]")
     return "\n\n".join([*shown, question])

@@ -22,8 +22,9 @@ from pathlib import Path
 from lantern import compose, exit_codes
 from lantern.agent.conversation import Conversation
 from lantern.agent.failure import EndpointError
+from lantern.agent.inputs import Mention
 from lantern.agent.loop import Agent
-from lantern.agent.mentions import Mention, MentionError
+from lantern.agent.mentions import MentionError
 from lantern.agent.mentions import parse as mention
 from lantern.agent.provider.endpoint import resolve_endpoint
 from lantern.agent.provider.window import context_window

@@ -98,11 +98,21 @@ class AskContext:
 
 
 @attrs.define
+class MentionParam:
+    """A file the user named with the question (`@file` in a question box): `range`, some of
+    its lines."""
+
+    uri: str
+    range: types.Range | None = None
+
+
+@attrs.define
 class AskParams:
     question: str = attrs.field(metadata={"non_empty": True})
     conversation_id: str | None = None
     context: AskContext | None = None
     history: list[HistoryTurn] | None = None
+    mentions: list[MentionParam] | None = None
     work_done_token: str | int | None = None
 
 

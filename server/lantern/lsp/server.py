@@ -212,6 +212,7 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
     if refusal is not None:  # native Windows: every tool would be refused, so ask no model
         return translate.error_result(conversation_id, UNSUPPORTED_PLATFORM, refusal)
     editor = translate.editor_context(params.context)
+    mentions = translate.mentions(params.mentions)
     request_id = ls.protocol.msg_id
     token = await _progress_token(ls, params.work_done_token)
     current = {"id": conversation_id}
@@ -246,6 +247,7 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
             on_event=on_event,
             on_conversation=on_conversation,
             history=translate.history(params.history),
+            mentions=mentions,
         )
     except NoWorkspace as exc:
         return translate.error_result(conversation_id, NoWorkspace.code, str(exc))

@@ -14,7 +14,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lantern.agent.failure import Detail
-from lantern.agent.inputs import SEVERITIES, Diagnostic, EditorContext, HistoryTurn, Lines
+from lantern.agent.inputs import (
+    SEVERITIES,
+    Diagnostic,
+    EditorContext,
+    HistoryTurn,
+    Lines,
+    Mention,
+)
 from lantern.agent.result import AskResult
 from lantern.agent.tokens import Usage
 from lantern.lsp import messages
@@ -65,6 +72,17 @@ def editor_context(context: messages.AskContext | None) -> EditorContext | None:
         visible=_lines(context.visible_range) if context.visible_range else None,
         diagnostics=tuple(_diagnostic(d) for d in context.diagnostics or ()),
     )
+
+
+def mentions(given: list[messages.MentionParam] | None) -> list[Mention]:
+    """`lantern/ask`'s `mentions`: each file the user named, and the lines chosen."""
+    found = []
+    for index, mention in enumerate(given or ()):
+        path = to_fs_path(mention.uri) if mention.uri.startswith("file:") else None
+        if not path:
+            raise JsonRpcInvalidParams(f"mentions[{index}].uri must be a file URI")
+        found.append(Mention(path, _selection(mention.range)))
+    return found
 
 
 def history(turns: list[messages.HistoryTurn] | None) -> list[HistoryTurn]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pygls.exceptions import JsonRpcException
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import ALLOW, DENY, Lantern, all_text
@@ -159,3 +160,38 @@ async def test_refused_and_outside_files_send_nothing_of_themselves(
     assert ".env" not in env_q and "gen.py" not in ignored_q and "link_out" not in link_q
     assert outside_q == "What is in this file?"  # ignored altogether
     assert ls.prompts == []
+
+
+async def test_mentioned_files_are_read_without_a_prompt_and_refusals_stay_out(
+    ls: Lantern, fake: FakeOpenAI, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside-mention.txt"
+    outside.write_text("OUTSIDE-MENTION-CANARY\n", "utf-8")
+    fake.add_turns([{"content": "Lines 2 and 3 of src/app.py:2-3."}])
+    ls.answer = DENY  # any prompt would be denied: a mention needs none
+    mentions = [
+        {"uri": (workspace / "src" / "app.py").as_uri(), "range": _range(1, 2)},
+        {"uri": (workspace / ".env").as_uri()},
+        {"uri": outside.as_uri()},
+    ]
+    result = await ls.ask("What are these?", mentions=mentions)
+    assert result["stopReason"] == "done"
+    assert ls.prompts == []
+    question = _question(fake.chat_requests()[-1])
+    assert "The user named src/app.py with the question" in question
+    assert "line 2 of app" in question and "line 3 of app" in question
+    assert "line 4 of app" not in question
+    everything = json.dumps(fake.chat_requests()[-1]) + json.dumps(result)
+    assert CANARY not in everything and "OUTSIDE-MENTION-CANARY" not in everything
+    assert str(tmp_path) not in question  # an outside path is not shown
+    assert "1 more file(s) the user named are outside the workspace" in question
+    calls = {c["arguments"]["path"]: c for c in result["toolCalls"]}
+    assert calls["src/app.py"]["status"] == "done"
+    assert calls[".env"]["status"] == "error" and calls[".env"]["code"] == "sensitive_path"
+
+
+async def test_a_mention_that_is_not_a_file_uri_is_invalid_params(ls: Lantern) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await ls.ask("q", mentions=[{"uri": "untitled:Untitled-1"}])
+    assert caught.value.code == -32602
+    assert "mentions[0].uri must be a file URI" in str(caught.value)
