@@ -3,6 +3,7 @@
 --
 --   :LanternAsk where is the config loaded?      ask about the workspace
 --   :'<,'>LanternAsk what does this do?          send the selected lines with it
+--   :LanternAsk what calls @src/app.py:10-20?     read those lines with it, unasked
 -- Each question carries the file, the lines on screen, the selection and the
 -- file's problems (vim.diagnostic.get) as its `context`.
 --
@@ -77,13 +78,30 @@ local function editor_context(opts)
   }
 end
 
+-- `@path` or `@path:START-END` in a question names a file (relative to Neovim's current
+-- folder) to read with it: your choice, so Lantern reads it without asking, through the
+-- same read path as any read (docs/protocol.md, `mentions`).
+local function mentions(question)
+  local found = {}
+  for word in question:gmatch('@(%S+)') do
+    local path, first, last = word:match('^(.-):(%d+)%-?(%d*)$')
+    local entry = { uri = vim.uri_from_fname(vim.fn.fnamemodify(path or word, ':p')) }
+    if first then
+      local stop = tonumber(last) or tonumber(first)
+      entry.range = { start = { line = first - 1, character = 0 }, ['end'] = { line = stop, character = 0 } }
+    end
+    table.insert(found, entry)
+  end
+  return #found > 0 and found or nil -- an empty table would be a JSON object
+end
+
 vim.api.nvim_create_user_command('LanternAsk', function(opts)
   local client = vim.lsp.get_clients({ name = 'lantern', bufnr = 0 })[1]
   if not client then
     vim.notify('Lantern is not running for this buffer', vim.log.levels.WARN)
     return
   end
-  local params = { question = opts.args, context = editor_context(opts) }
+  local params = { question = opts.args, context = editor_context(opts), mentions = mentions(opts.args) }
   client:request('lantern/ask', params, function(err, result)
     if err then
       vim.notify('Lantern: ' .. err.message, vim.log.levels.ERROR) -- e.g. cancelled

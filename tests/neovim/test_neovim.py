@@ -199,3 +199,17 @@ def test_the_model_outlines_a_file_from_neovim(
         "[untrusted outline of src/text.py: 1 definition(s)]",
         "src/text.py:1-2 function greet  def greet():",
     ]
+
+
+def test_an_at_mention_reads_those_lines_with_the_question_unasked(
+    nvim: str, fake: FakeOpenAI, root: Path, tmp_path: Path
+) -> None:
+    """The README's `:LanternAsk … @src/text.py:2-2`: line 2 goes with the question, read by
+    Lantern's own `read_file` call with no prompt (every prompt would be denied here)."""
+    fake.add_turns([{"content": "It returns a greeting."}])
+    seen = run_nvim(nvim, "readme_mentions.lua", fake, root, tmp_path)
+    assert seen["answer"] == ["It returns a greeting."]
+    assert seen["prompts"] == []
+    sent = json.dumps(fake.chat_requests()[0], ensure_ascii=False)
+    assert "The user named src/text.py with the question" in sent
+    assert "naïve café" in sent and "def greet():" not in sent  # line 2 only
