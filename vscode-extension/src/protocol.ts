@@ -197,6 +197,34 @@ export interface ApproveResult {
   action?: string | null;
 }
 
+/** `lantern/navigate`: the server asks the editor's language features (docs/protocol.md). */
+export interface NavigateParams {
+  op: "definition" | "references" | "implementation" | "typeDefinition" | "hover" | "workspaceSymbols";
+  uri?: string; // all ops but workspaceSymbols
+  position?: Position; // 0-based, UTF-16
+  query?: string; // workspaceSymbols only
+}
+
+export interface NavigateLocation {
+  uri: string;
+  range: Range;
+}
+
+export interface NavigateSymbol {
+  name: string;
+  kind?: string;
+  containerName?: string;
+  location: NavigateLocation;
+}
+
+/** The editor's answer to `lantern/navigate` (or null: no answer); the server trusts none of it. */
+export interface NavigateResult {
+  source?: string; // who answered, for people
+  locations?: NavigateLocation[];
+  hover?: string;
+  symbols?: NavigateSymbol[];
+}
+
 export interface Grant {
   id: string;
   scope: "always" | "conversation";
