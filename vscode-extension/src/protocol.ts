@@ -368,7 +368,8 @@ export type ToPanel =
   | { type: "turn"; turn: TurnRecord } // a new or changed turn (replaces the one with its key)
   | { type: "event"; key: string; event: LanternEvent } // streamed while a turn runs
   | { type: "model"; model: string | null; setup?: SetupState }
-  | { type: "context"; chip: ContextChip | null }; // what the next question carries
+  | { type: "context"; chip: ContextChip | null } // what the next question carries
+  | { type: "focus" }; // put the cursor in the question box
 
 /** What a fix button asks the extension to do. */
 export type FixAction =
