@@ -180,14 +180,17 @@ export function sourceFor(languageId: string | undefined): string {
   return LANGUAGES[languageId] ?? `language features for ${languageId}`;
 }
 
-/** The answer for `request` from what its provider returned. */
-export function toResult(request: NavigateRequest, found: unknown, source: string): NavigateResult {
+/** The answer for `request` from what its provider returned. No location at all is no
+ * answer (null): a language server that has not loaded the project yet answers with none
+ * (TypeScript does for its first seconds), and the server then says it fell back. */
+export function toResult(request: NavigateRequest, found: unknown, source: string): NavigateResult | null {
   if (request.op === "hover") {
     const hover = hoverText(found);
     return hover === undefined ? { source } : { source, hover };
   }
   if (request.op === "workspaceSymbols") return { source, symbols: toSymbols(found) };
-  return { source, locations: toLocations(found) };
+  const locations = toLocations(found);
+  return locations.length > 0 ? { source, locations } : null;
 }
 
 /** The VS Code command that answers each op. */

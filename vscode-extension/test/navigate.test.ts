@@ -100,6 +100,9 @@ test("the answer names the language that answered, and each op fills its own fie
     source: "TypeScript",
     locations: [{ uri: A, range: r(7, 2, 7, 5) }],
   });
+  // No location: no answer, so the server falls back rather than report no uses.
+  assert.equal(toResult(refs, [], "TypeScript"), null);
+  assert.equal(toResult(refs, undefined, "TypeScript"), null);
   const hover = parseNavigate({ op: "hover", uri: A, position: { line: 2, character: 2 } })!;
   assert.deepEqual(toResult(hover, [{ contents: ["doc"] }], "TypeScript"), { source: "TypeScript", hover: "doc" });
   assert.deepEqual(toResult(hover, [], "TypeScript"), { source: "TypeScript" });
