@@ -19,8 +19,9 @@ from lantern.settings.model import Settings, setting_names
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 #: How to start the server, where the conversation is shown, whether the editor's context
-#: goes with a question: the extension's own.
-EXTENSION_ONLY = {"server.command", "conversation.location", "editorContext"}
+#: goes with a question, whether the editor answers the server's navigation requests: the
+#: extension's own.
+EXTENSION_ONLY = {"server.command", "conversation.location", "editorContext", "navigation"}
 #: The extension keeps the API key in VS Code's secret storage, not in settings.
 SERVER_ONLY = {"apiKey"}
 #: Plain strings in the editor, so its Settings UI edits them in place; "" is unset there,

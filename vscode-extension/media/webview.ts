@@ -85,7 +85,8 @@ function receive(message: ToPanel): void {
 
 window.addEventListener("message", (event: MessageEvent<ToPanel>) => {
   const message = event.data;
-  if (message && typeof message === "object" && typeof message.type === "string") receive(message);
+  if (message?.type === "focus") ui.input.focus();
+  else if (message && typeof message === "object" && typeof message.type === "string") receive(message);
 });
 
 // Reference links, in answers and in References: opened by the extension, which checks them.

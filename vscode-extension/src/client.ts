@@ -15,6 +15,8 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 import { unsupportedHost } from "./host";
+import { lanternCapabilities } from "./navigate";
+import { answerNavigation, navigationEnabled } from "./navigation";
 import type { ServerInfo } from "./protocol";
 import { candidates, findPython, insideFolders, prepareServer, probe } from "./python";
 import { SERVER_SETTINGS, serverCommand, toServerOptions } from "./settings";
@@ -92,11 +94,13 @@ function launchKey(trusted: Trusted, keyGeneration: number): string {
   return JSON.stringify([trusted.values["server.command"] ?? null, trusted.values.baseUrl ?? null, keyGeneration]);
 }
 
-/** Tells the server this client shows approvals in its own view (`lantern/approve`) and a
- * failed question's `detail` itself (so the server sends no `window/showMessage` for it). */
-const approvalRequests: StaticFeature = {
+/** Tells the server this client shows approvals in its own view (`lantern/approve`), a
+ * failed question's `detail` itself (so the server sends no `window/showMessage` for it),
+ * and, while `lantern.navigation` is on when the server starts, which `lantern/navigate`
+ * ops it answers. */
+const lanternFeatures: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: { approvalRequests: true, showsErrors: true } };
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: lanternCapabilities(navigationEnabled()) };
   },
   initialize() {},
   getState: () => ({ kind: "static" }),
@@ -229,7 +233,8 @@ export class Server implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("lantern", "Lantern", serverOptions, clientOptions);
-    client.registerFeature(approvalRequests);
+    client.registerFeature(lanternFeatures);
+    answerNavigation(client, this.output);
     this.created.fire(client);
     this.client = client;
     this.startedFor = launchKey(trusted, this.keyGeneration);

@@ -15,7 +15,7 @@ import type { ConversationView } from "./view";
 export interface CommandParts {
   output: vscode.LogOutputChannel;
   server: Server;
-  view: Pick<ConversationView, "show">;
+  view: Pick<ConversationView, "show" | "focusQuestion">;
   questions: Questions;
   editors: Pick<EditorTracker, "take">;
   store: ConversationStore;
@@ -73,6 +73,7 @@ export function registerCommands(parts: CommandParts): vscode.Disposable[] {
   const { output, server, view, questions, store, setup, status } = parts;
   const commands: Record<string, () => unknown> = {
     "lantern.showConversation": () => view.show(),
+    "lantern.focusQuestion": () => view.focusQuestion(),
     "lantern.ask": () => ask(parts),
     "lantern.askSelection": () => askSelection(parts),
     "lantern.newConversation": async () => {

@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { asAttachment, editorContext, type Attached, type EditorState } from "./editor_context";
 import type { ContextChip, Range, TurnRecord } from "./protocol";
+import { onUnlessTurnedOff } from "./trust";
 
 function range(r: vscode.Range): Range {
   return { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } };
@@ -12,8 +13,7 @@ function range(r: vscode.Range): Range {
 
 /** `lantern.editorContext`: on unless any level sets it off (a workspace can only narrow). */
 export function enabled(): boolean {
-  const set = vscode.workspace.getConfiguration("lantern").inspect<boolean>("editorContext");
-  return ![set?.globalValue, set?.workspaceValue, set?.workspaceFolderValue].includes(false);
+  return onUnlessTurnedOff(vscode.workspace.getConfiguration("lantern").inspect<boolean>("editorContext"));
 }
 
 /** The plain state of `editor`, for `editorContext`. */

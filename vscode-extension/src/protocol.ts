@@ -205,6 +205,34 @@ export interface ApproveResult {
   action?: string | null;
 }
 
+/** `lantern/navigate`: the server asks the editor's language features (docs/protocol.md). */
+export interface NavigateParams {
+  op: "definition" | "references" | "implementation" | "typeDefinition" | "hover" | "workspaceSymbols";
+  uri?: string; // all ops but workspaceSymbols
+  position?: Position; // 0-based, UTF-16
+  query?: string; // workspaceSymbols only
+}
+
+export interface NavigateLocation {
+  uri: string;
+  range: Range;
+}
+
+export interface NavigateSymbol {
+  name: string;
+  kind?: string;
+  containerName?: string;
+  location: NavigateLocation;
+}
+
+/** The editor's answer to `lantern/navigate` (or null: no answer); the server trusts none of it. */
+export interface NavigateResult {
+  source?: string; // who answered, for people
+  locations?: NavigateLocation[];
+  hover?: string;
+  symbols?: NavigateSymbol[];
+}
+
 export interface Grant {
   id: string;
   scope: "always" | "conversation";
@@ -348,7 +376,8 @@ export type ToPanel =
   | { type: "turn"; turn: TurnRecord } // a new or changed turn (replaces the one with its key)
   | { type: "event"; key: string; event: LanternEvent } // streamed while a turn runs
   | { type: "model"; model: string | null; setup?: SetupState }
-  | { type: "context"; chip: ContextChip | null }; // what the next question carries
+  | { type: "context"; chip: ContextChip | null } // what the next question carries
+  | { type: "focus" }; // put the cursor in the question box
 
 /** What a fix button asks the extension to do. */
 export type FixAction =

@@ -28,6 +28,14 @@ export const LOWER_ONLY = [
 /** Lists a workspace may add to but not shorten. */
 export const ADD_ONLY = ["approval.deny"] as const;
 
+/** An extension-only switch a workspace may turn off but not on (`editorContext`,
+ * `navigation`): the user's value (else the default), and off if a workspace or folder
+ * turns it off; a workspace's `true` changes nothing. */
+export function onUnlessTurnedOff(info: Inspected | undefined): boolean {
+  const user = info?.globalValue ?? info?.defaultValue;
+  return user !== false && info?.workspaceValue !== false && info?.workspaceFolderValue !== false;
+}
+
 /** Limits counted in whole numbers (the server rejects a fraction; the rest are seconds or sizes > 0). */
 const COUNTS = new Set<string>(["maxSteps", "maxToolOutputBytes", "maxContextTokens"]);
 

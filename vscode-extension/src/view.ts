@@ -21,6 +21,8 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private opening = false;
+  /** Lantern: Focus Question Box ran before the view was ready: focus it once it is. */
+  private focusWhenReady = false;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly received = new vscode.EventEmitter<FromPanel>();
   /** What the view asks the extension to do, each checked there; "ready": the view (re)loaded
@@ -103,6 +105,22 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     if (from !== this.webview()) return;
     if (message.type === "ready") this.ready = true;
     this.received.fire(message);
+    if (message.type === "ready" && this.focusWhenReady) {
+      this.focusWhenReady = false;
+      this.post({ type: "focus" });
+    }
+  }
+
+  /** Show the conversation and put the cursor in its question box (Lantern: Focus Question Box). */
+  async focusQuestion(where: Location = location()): Promise<void> {
+    if (where === "editor") {
+      this.showPanel();
+      this.panel?.reveal(undefined, false);
+    } else {
+      await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+    }
+    if (this.ready) this.post({ type: "focus" });
+    else this.focusWhenReady = true;
   }
 
   /** Open a verified reference of one of our own results, with its lines selected. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { keyFor, originOf, parseStoredKey, trustedSettings, userOnlyKeysIn, type Inspected } from "../src/trust";
+import { keyFor, onUnlessTurnedOff, originOf, parseStoredKey, trustedSettings, userOnlyKeysIn, type Inspected } from "../src/trust";
 
 const DEFAULTS: Record<string, unknown> = {
   "server.command": [],
@@ -180,4 +180,15 @@ test("a workspace lowers the context window only below a window the user set", (
   assert.equal(trustedSettings(levels({}, {}, { maxContextTokens: 2048 })).values.maxContextTokens, null);
   const set = levels({ maxContextTokens: 16384 }, { maxContextTokens: 8192 }, { maxContextTokens: 65536 });
   assert.equal(trustedSettings(set).values.maxContextTokens, 8192);
+});
+
+test("a workspace can turn navigation and the editor's context off, never on", () => {
+  const on = { defaultValue: true };
+  assert.equal(onUnlessTurnedOff(on), true);
+  assert.equal(onUnlessTurnedOff(undefined), true);
+  assert.equal(onUnlessTurnedOff({ ...on, workspaceValue: false }), false);
+  assert.equal(onUnlessTurnedOff({ ...on, workspaceFolderValue: false }), false);
+  assert.equal(onUnlessTurnedOff({ ...on, globalValue: false }), false);
+  assert.equal(onUnlessTurnedOff({ ...on, globalValue: false, workspaceValue: true, workspaceFolderValue: true }), false);
+  assert.equal(onUnlessTurnedOff({ ...on, globalValue: true, workspaceValue: false }), false);
 });
