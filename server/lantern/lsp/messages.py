@@ -53,6 +53,7 @@ REVOKE_GRANT = "lantern/revokeGrant"
 MODELS = "lantern/models"
 LOCAL_SERVERS = "lantern/localServers"
 APPROVE = "lantern/approve"  # server → client
+NAVIGATE = "lantern/navigate"  # server → client
 EVENT = "lantern/event"  # server → client notification
 
 _ID: Any = int | str  # a JSON-RPC id
@@ -177,6 +178,23 @@ class ApproveResult:
 
 
 @dataclass(frozen=True)
+class NavigatePosition:
+    line: int
+    character: int
+
+
+@dataclass(frozen=True)
+class NavigateParams:
+    """`lantern/navigate` (docs/protocol.md#navigation); its result is checked field by
+    field by `navigator.py` (untrusted), so pygls hands it over as plain JSON."""
+
+    op: str
+    uri: str | None = field(default=None, metadata=OPTIONAL)
+    position: NavigatePosition | None = field(default=None, metadata=OPTIONAL)
+    query: str | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass(frozen=True)
 class EventParams:
     """`lantern/event`: the envelope, and one event's fields (`kind`, …) beside it."""
 
@@ -219,10 +237,14 @@ MESSAGE_TYPES: dict[str, type] = {
     MODELS: _message("ModelsRequest", NoParams, request=True, optional=True),
     LOCAL_SERVERS: _message("LocalServersRequest", NoParams, request=True, optional=True),
     APPROVE: _message("ApproveRequest", ApproveParams, request=True),
+    NAVIGATE: _message("NavigateRequest", NavigateParams, request=True),
     EVENT: _message("EventNotification", EventParams, request=False),
 }
 #: method → the type of the client's reply to a request the server sends.
-RESULT_TYPES: dict[str, type] = {APPROVE: _response("ApproveResponse", ApproveResult)}
+RESULT_TYPES: dict[str, type] = {
+    APPROVE: _response("ApproveResponse", ApproveResult),
+    NAVIGATE: _response("NavigateResponse", Any),  # plain JSON: checked in navigator.py
+}
 
 _OWN_TYPES = {
     NoParams,

@@ -47,6 +47,7 @@ from lantern.lsp.messages import (
     ResetResult,
     converter,
 )
+from lantern.lsp.navigator import ClientNavigator
 from lantern.lsp.protocol import LanternProtocol
 from lantern.lsp.transport import serve_stdio
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
@@ -69,7 +70,8 @@ class LanternServer(LanguageServer):
             "lantern", __version__, protocol_cls=LanternProtocol, converter_factory=converter
         )
         self.session = Session(
-            EditorPrompt(self, lambda: self.session.settings.approval.timeout_seconds)
+            EditorPrompt(self, lambda: self.session.settings.approval.timeout_seconds),
+            navigator=ClientNavigator(self),
         )
         self.by_token: dict[str | int, asyncio.Task[Any]] = {}
         self.pending_problems: list[str] = []
