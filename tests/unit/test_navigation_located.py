@@ -5,6 +5,7 @@ times out or is refused. Every refused file holds a canary that must never be sh
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -12,9 +13,11 @@ from typing import Any
 
 import pytest
 from lantern.approvals.approver import Decision, Remembering, WorkspaceGrants
+from lantern.audit import AuditLog
 from lantern.lsp.navigator import MAX_LOCATIONS, checked_answer
 from lantern.tools.navigation.located import TOO_LARGE, locate
 from lantern.tools.navigator import NavAnswer, NavigationTimeout, NavLocation
+from lantern.tools.registry import run_tool
 from lantern.workspace.text import MAX_FILE_BYTES
 
 from tests.conftest import call, ctx_for, write
@@ -243,3 +246,16 @@ async def test_the_folder_grant_covers_the_files_shown(shapes: Path, tmp_path: P
     assert [r.message() for r in inner.requests] == [
         "Lantern wants to find uses of `Square.area` in src"
     ]
+
+
+async def test_the_audit_log_names_the_language_server(shapes: Path, tmp_path: Path) -> None:
+    audit = AuditLog(workspace="w", workspace_key="k", path=tmp_path / "audit.jsonl")
+    uses = str(shapes / "src" / "uses.py")
+    navigator = Scripted(NavAnswer("Py\nlance", [NavLocation(uses, 1)]), ("references",))
+    ctx = replace(ctx_for(shapes), navigator=navigator)
+    await run_tool("find_references", {"name": "Square.area"}, ctx, audit)
+    await run_tool("find_symbol", {"name": "Square.area"}, ctx, audit)
+    lines = (tmp_path / "audit.jsonl").read_text("utf-8").splitlines()
+    found, plain = (json.loads(line) for line in lines)
+    assert found["tool"] == "find_references" and found["source"] == "Py\\nlance"
+    assert "source" not in plain

@@ -126,7 +126,7 @@ async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolRes
     header = asked.header if asked is not None else None
     uses, more, source = found.uses, found.more, None
     if asked is not None and asked.answer is not None:
-        source = asked.answer.source
+        source = asked.source
         uses, more, dropped = await _served(ctx, args, where, asked.answer, found.anchors)
         extra = [*dropped, *extra]
     if not uses:

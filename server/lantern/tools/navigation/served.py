@@ -66,10 +66,12 @@ def _name_token(definition: Definition, uses: Sequence[Use]) -> Use | None:
 
 @dataclass(frozen=True)
 class Asked:
-    """What the language server said: its answer (None: none), and the header line."""
+    """What the language server said: its answer (None: none), the header line, and who
+    answered (escaped and redacted: for the header and the audit log)."""
 
     answer: NavAnswer | None
     header: str
+    source: str | None = None
 
 
 def _absolute(ctx: ToolContext, path: str) -> str:
@@ -97,7 +99,7 @@ async def ask(ctx: ToolContext, op: str, anchors: Sequence[Anchor]) -> Asked | N
             raise answer
         elif answer is not None and (answer.locations or answer.malformed or answer.over):
             source = escape_line(redact(answer.source).text)
-            return Asked(answer, f"[language server: {source}]")
+            return Asked(answer, f"[language server: {source}]", source)
     if timed_out:
         seconds = f"{navigator.timeout_s:g}"
         why = f"the language server did not answer in {seconds} s"
