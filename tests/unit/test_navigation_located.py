@@ -259,3 +259,21 @@ async def test_the_audit_log_names_the_language_server(shapes: Path, tmp_path: P
     found, plain = (json.loads(line) for line in lines)
     assert found["tool"] == "find_references" and found["source"] == "Py\\nlance"
     assert "source" not in plain
+
+
+async def test_a_bare_name_asks_from_each_definition_and_shows_them_together(
+    shapes: Path,
+) -> None:
+    uses = str(shapes / "src" / "uses.py")
+    navigator = Scripted(NavAnswer("LS", [NavLocation(uses, 0)]), ("references",))
+    ctx = replace(ctx_for(shapes), navigator=navigator)
+    result = await call(ctx, "find_references", name="area")
+    shapes_py = str(shapes / "src" / "shapes.py")
+    assert sorted(navigator.asked) == [
+        ("references", shapes_py, 2, 8),
+        ("references", shapes_py, 7, 8),
+    ]
+    assert result.content.splitlines()[1:] == [
+        "[language server: LS]",
+        "src/uses.py:1: round_one = Circle().area()",
+    ]

@@ -3,7 +3,7 @@
 A lookup finds the name's definitions with the code engine first; the position of each
 definition's name (the first token of that name inside it) is where the language
 server is asked from, so `Class.member` means that member and no other `member`. The
-best-ranked few are asked at once; the first answer with locations is used. The result's
+best-ranked few are asked at once; their answers' locations are taken together. The result's
 header says where it came from (`header`).
 """
 
@@ -74,6 +74,16 @@ class Asked:
     source: str | None = None
 
 
+def _merged(answers: Sequence[NavAnswer]) -> NavAnswer:
+    """The answers from several definitions as one (the first one's source)."""
+    return NavAnswer(
+        answers[0].source,
+        [location for answer in answers for location in answer.locations],
+        sum(answer.malformed for answer in answers),
+        sum(answer.over for answer in answers),
+    )
+
+
 def _absolute(ctx: ToolContext, path: str) -> str:
     (target,) = ctx.workspace.targets(path, file=True)
     return os.path.join(target.root.path, *target.parts)
@@ -92,14 +102,17 @@ async def ask(ctx: ToolContext, op: str, anchors: Sequence[Anchor]) -> Asked | N
     ]
     answers = await asyncio.gather(*jobs, return_exceptions=True)
     timed_out = False
+    given: list[NavAnswer] = []
     for answer in answers:
         if isinstance(answer, NavigationTimeout):
             timed_out = True
         elif isinstance(answer, BaseException):
             raise answer
         elif answer is not None and (answer.locations or answer.malformed or answer.over):
-            source = escape_line(redact(answer.source).text)
-            return Asked(answer, f"[language server: {source}]", source)
+            given.append(answer)
+    if given:
+        source = escape_line(redact(given[0].source).text)
+        return Asked(_merged(given), f"[language server: {source}]", source)
     if timed_out:
         seconds = f"{navigator.timeout_s:g}"
         why = f"the language server did not answer in {seconds} s"
