@@ -59,10 +59,20 @@ class Navigating(Lantern):
             assert self.reply is not None
             return await self.reply(request)
 
-    async def start(self, folders: Iterable[Path], ops: list[str] | None) -> None:
+    async def start(
+        self, folders: Iterable[Path], ops: list[str] | None, encoding: str | None = None
+    ) -> None:
         experimental = {"lantern": {"navigation": ops}} if ops is not None else None
+        general = (
+            None
+            if encoding is None
+            else types.GeneralClientCapabilities(
+                position_encodings=[types.PositionEncodingKind(encoding)]
+            )
+        )
         capabilities = types.ClientCapabilities(
             experimental=experimental,
+            general=general,
             window=types.WindowClientCapabilities(
                 work_done_progress=False, show_message=types.ShowMessageRequestClientCapabilities()
             ),
@@ -88,13 +98,15 @@ StartClient = Callable[..., Awaitable[Navigating]]
 async def start_client(home: Path, fake: FakeOpenAI) -> AsyncIterator[StartClient]:
     started: list[Navigating] = []
 
-    async def start(folders: Iterable[Path], ops: list[str] | None = ALL_OPS) -> Navigating:
+    async def start(
+        folders: Iterable[Path], ops: list[str] | None = ALL_OPS, encoding: str | None = None
+    ) -> Navigating:
         env = server_env(home, fake.base_url)
         client = await ClientServerConfig(server_command=SERVER_COMMAND, server_env=env).start()
         assert isinstance(client, LanguageClient)
         editor = Navigating(client, env)
         started.append(editor)
-        await editor.start(folders, ops)
+        await editor.start(folders, ops, encoding)
         return editor
 
     yield start
@@ -271,3 +283,21 @@ async def test_a_hostile_answer_shows_none_of_its_files(
         "[1,011 more location(s) beyond what one answer may hold, not shown]",
     ]:
         assert note in shown, shown
+
+
+@pytest.mark.parametrize(("encoding", "character"), [("utf-8", 25), ("utf-16", 23), ("utf-32", 22)])
+async def test_the_position_is_counted_in_the_negotiated_encoding(
+    start_client: StartClient, fake: FakeOpenAI, project: Path, encoding: str, character: int
+) -> None:
+    (project / "src" / "wide.js").write_text("const \U0001d4b3 = 1; function spread() {}\n", "utf-8")
+
+    async def reply(request: dict[str, Any]) -> Any:
+        return None
+
+    call = {"id": "r1", "name": "find_references", "arguments": {"name": "spread"}}
+    fake.add_turns([{"tool_calls": [call]}, {"content": "Done."}])
+    ls = await start_client([project], encoding=encoding)
+    ls.reply = reply
+    await ls.ask("Who calls spread?")
+    [asked] = ls.asked
+    assert asked["position"] == {"line": 0, "character": character}
