@@ -289,7 +289,8 @@ async def test_a_hostile_answer_shows_none_of_its_files(
 async def test_the_position_is_counted_in_the_negotiated_encoding(
     start_client: StartClient, fake: FakeOpenAI, project: Path, encoding: str, character: int
 ) -> None:
-    (project / "src" / "wide.js").write_text("const \U0001d4b3 = 1; function spread() {}\n", "utf-8")
+    wide = "const \U0001d4b3 = 1; function spread() {}\n"  # an astral name before it
+    (project / "src" / "wide.js").write_text(wide, "utf-8")
 
     async def reply(request: dict[str, Any]) -> Any:
         return None

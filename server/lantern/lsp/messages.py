@@ -37,6 +37,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from lantern import converter as lantern_converter
+from lantern.agent.positions import Position
 from lantern.approvals.grants import Grant
 from lantern.escaping import replace_surrogates
 from lantern.shapes import INLINE, OPTIONAL, camel
@@ -178,19 +179,13 @@ class ApproveResult:
 
 
 @dataclass(frozen=True)
-class NavigatePosition:
-    line: int
-    character: int
-
-
-@dataclass(frozen=True)
 class NavigateParams:
     """`lantern/navigate` (docs/protocol.md#navigation); its result is checked field by
     field by `navigator.py` (untrusted), so pygls hands it over as plain JSON."""
 
     op: str
     uri: str | None = field(default=None, metadata=OPTIONAL)
-    position: NavigatePosition | None = field(default=None, metadata=OPTIONAL)
+    position: Position | None = field(default=None, metadata=OPTIONAL)
     query: str | None = field(default=None, metadata=OPTIONAL)
 
 

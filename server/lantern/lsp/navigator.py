@@ -20,8 +20,8 @@ from typing import Any
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from lantern.agent.positions import Units
-from lantern.lsp.messages import NAVIGATE, NavigateParams, NavigatePosition
+from lantern.agent.positions import Position, Units
+from lantern.lsp.messages import NAVIGATE, NavigateParams
 from lantern.lsp.translate import position_encoding
 from lantern.tools.navigator import NavAnswer, NavigationTimeout, NavLocation
 
@@ -118,7 +118,7 @@ class ClientNavigator:
         params = NavigateParams(
             op=op,
             uri=Path(path).as_uri(),
-            position=NavigatePosition(line=line - 1, character=character),
+            position=Position(line=line - 1, character=character),
         )
         try:
             async with asyncio.timeout(self.timeout_s):
