@@ -75,18 +75,24 @@ def _refusal(exc: ToolError) -> str:
     return _REFUSED.get(exc.code, f"refused by the read path ({exc.code})")
 
 
-async def _read(ctx: ToolContext, target: Target) -> bytes:
-    """The file's bytes, opened and read as `read_file` does; raises `ToolError`."""
+def _read_counted(fd: int, size: int) -> tuple[bytes, int]:
+    data = read_capped(fd, MAX_FILE_BYTES, size)
+    return data, len(split_lines(data))
+
+
+async def _read(ctx: ToolContext, target: Target) -> tuple[bytes, int]:
+    """The file's bytes, opened and read as `read_file` does (in a worker thread), and its
+    line count; raises `ToolError`."""
     opened = await ctx.workspace.open_checked_async(target, "file")
     try:
         if opened.stat.st_size > MAX_FILE_BYTES:
             raise ToolError("too_large", "")
-        data = await asyncio.to_thread(read_capped, opened.fd, MAX_FILE_BYTES, opened.stat.st_size)
+        data, count = await asyncio.to_thread(_read_counted, opened.fd, opened.stat.st_size)
     finally:
         opened.close()
     if len(data) > MAX_FILE_BYTES:
         raise ToolError("too_large", "")
-    return data
+    return data, count
 
 
 async def locate(ctx: ToolContext, within: Sequence[Target], answer: NavAnswer) -> Located:
@@ -116,11 +122,10 @@ async def locate(ctx: ToolContext, within: Sequence[Target], answer: NavAnswer) 
             dropped["outside the path"] += len(lines)
             continue
         try:
-            data = await _read(ctx, target)
+            data, count = await _read(ctx, target)
         except ToolError as exc:
             dropped[TOO_LARGE if exc.code == "too_large" else _refusal(exc)] += len(lines)
             continue
-        count = len(split_lines(data))
         inside = {n for n in lines if n <= count}
         if len(inside) < len(lines):
             dropped[PAST_END] += len(lines) - len(inside)
