@@ -100,6 +100,7 @@ class AuditLog:
         decision: str,
         content: str,
         ms: float,
+        source: str | None = None,
     ) -> None:
         data = content.encode("utf-8", "surrogatepass")
         record = self._base("tool", conversation) | {
@@ -110,6 +111,8 @@ class AuditLog:
             "sha256": hashlib.sha256(data).hexdigest(),
             "ms": round(ms, 2),
         }
+        if source is not None:  # a language server answered (find_references)
+            record["source"] = source
         self._append(record)
 
     def model_request(

@@ -27,6 +27,7 @@ from lantern.agent.provider.window import ContextWindow, context_window
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
+from lantern.tools.navigator import Navigator
 from lantern.workspace.roots import Workspace
 
 
@@ -67,6 +68,7 @@ def agent(
     approvals: Approver,
     settings: Settings,
     window: ContextWindow | None = None,
+    navigator: Navigator | None = None,
 ) -> Agent:
     """An agent for one question: the settings' limits, the workspace's audit log, and
     the endpoint's context window as found (`provider.window.context_window`)."""
@@ -77,6 +79,7 @@ def agent(
         settings=settings,
         audit=AuditLog(workspace=workspace.name, workspace_key=workspace.key),
         window=window,
+        navigator=navigator,
     )
 
 
@@ -106,11 +109,12 @@ class AgentSide:
         approvals: Approver,
         settings: Settings,
         environ: Mapping[str, str],
+        navigator: Navigator | None = None,
     ) -> Agent:
         """An agent for one question, as `lantern ask` builds it (`agent` above), with the
         endpoint's context window (found once per endpoint and model, then remembered)."""
         window = await context_window(endpoint, settings, environ)
-        return agent(model, workspace, approvals, settings, window)
+        return agent(model, workspace, approvals, settings, window, navigator)
 
     async def models(self, settings: Settings, environ: Mapping[str, str]) -> ModelList:
         return await endpoint_models(settings, environ)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from lantern.agent.provider.model_lists import LocalServer, ModelList
     from lantern.agent.result import AskResult
     from lantern.compose import AgentSide
+    from lantern.tools.navigator import Navigator
 
 
 class NoWorkspace(Exception):
@@ -72,7 +73,13 @@ def _identity(workspace: Workspace | None) -> tuple[tuple[int, int | None, int |
 
 
 class Session:
-    def __init__(self, prompt: Prompt, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        prompt: Prompt,
+        environ: Mapping[str, str] | None = None,
+        navigator: Navigator | None = None,
+    ) -> None:
+        self.navigator = navigator  # the client's language servers (`lantern/navigate`)
         self.environ = os.environ if environ is None else environ
         self.folders: list[str] = []
         self.workspace: Workspace | None = None
@@ -211,6 +218,12 @@ class Session:
         lock = self._locks.setdefault(conv.id, asyncio.Lock())
         async with lock:  # one question at a time per conversation
             one = await side.agent(
-                endpoint, model, workspace, self.approvals, self.settings, self.environ
+                endpoint,
+                model,
+                workspace,
+                self.approvals,
+                self.settings,
+                self.environ,
+                self.navigator,
             )
             return await one.ask(question, conv, on_event, editor=editor, mentions=mentions)

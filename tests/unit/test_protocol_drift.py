@@ -54,6 +54,7 @@ MESSAGES: dict[str, tuple[type, ...]] = {
     "LocalServersResult": (messages.LocalServersResult,),
     "LocalServer": (LocalServer,),
     "ApproveParams": (messages.ApproveParams,),
+    "NavigateParams": (messages.NavigateParams,),
     "EventEnvelope": (messages.EventParams,),
     "ToolEvent": (events.ToolEvent,),
     "AnswerDeltaEvent": (events.AnswerDeltaEvent,),

@@ -40,6 +40,7 @@ from lantern.agent.tool_round import ToolRunner
 from lantern.approvals.approver import Approver
 from lantern.audit import AuditLog
 from lantern.settings.model import Settings
+from lantern.tools.navigator import Navigator
 from lantern.workspace.roots import Workspace
 
 __all__ = ["Agent", "AskResult", "Event", "EventSink", "StopReason", "ToolCallRecord"]
@@ -117,8 +118,10 @@ class Agent:
         settings: Settings | None = None,
         audit: AuditLog | None = None,
         window: ContextWindow | None = None,
+        navigator: Navigator | None = None,
     ) -> None:
         self.model = model
+        self.navigator = navigator  # the editor's language servers; None: syntax only
         self.workspace = workspace
         self.approvals = approvals
         self.settings = settings or Settings()  # the limits, the tool protocol, instructions
@@ -181,6 +184,7 @@ class Agent:
             emit,
             budget=budget,
             room=model.result_room,
+            navigator=self.navigator,
         )
         return _Question(conv, emit, model, tools)
 

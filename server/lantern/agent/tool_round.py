@@ -28,6 +28,7 @@ from lantern.errors import ToolError
 from lantern.tools.arguments import parse_arguments
 from lantern.tools.base import ToolContext, ToolResult
 from lantern.tools.navigation.caches import CACHES
+from lantern.tools.navigator import Navigator
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
@@ -95,7 +96,9 @@ class ToolRunner:
         *,
         budget: int,
         room: Callable[[int], int] | None = None,
+        navigator: Navigator | None = None,
     ) -> None:
+        self.navigator = navigator
         self.workspace, self.approvals, self.audit = workspace, approvals, audit
         self.conv, self.emit, self.budget = conv, emit, budget
         self.room = room  # the tokens one of a round's n results may take in the window
@@ -189,6 +192,7 @@ class ToolRunner:
             observer=_Observer(self.emit, record),
             call_id=call.id,
             code_cache=CACHES.for_conversation(self.conv.id),
+            navigator=self.navigator,
         )
         result = await run_tool(
             call.name, call.arguments if args is None else args, ctx, self.audit

@@ -37,6 +37,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from lantern import converter as lantern_converter
+from lantern.agent.positions import Position
 from lantern.approvals.grants import Grant
 from lantern.escaping import replace_surrogates
 from lantern.shapes import INLINE, OPTIONAL, camel
@@ -53,6 +54,7 @@ REVOKE_GRANT = "lantern/revokeGrant"
 MODELS = "lantern/models"
 LOCAL_SERVERS = "lantern/localServers"
 APPROVE = "lantern/approve"  # server → client
+NAVIGATE = "lantern/navigate"  # server → client
 EVENT = "lantern/event"  # server → client notification
 
 _ID: Any = int | str  # a JSON-RPC id
@@ -187,6 +189,17 @@ class ApproveResult:
 
 
 @dataclass(frozen=True)
+class NavigateParams:
+    """`lantern/navigate` (docs/protocol.md#navigation); its result is checked field by
+    field by `navigator.py` (untrusted), so pygls hands it over as plain JSON."""
+
+    op: str
+    uri: str | None = field(default=None, metadata=OPTIONAL)
+    position: Position | None = field(default=None, metadata=OPTIONAL)
+    query: str | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass(frozen=True)
 class EventParams:
     """`lantern/event`: the envelope, and one event's fields (`kind`, …) beside it."""
 
@@ -229,10 +242,14 @@ MESSAGE_TYPES: dict[str, type] = {
     MODELS: _message("ModelsRequest", NoParams, request=True, optional=True),
     LOCAL_SERVERS: _message("LocalServersRequest", NoParams, request=True, optional=True),
     APPROVE: _message("ApproveRequest", ApproveParams, request=True),
+    NAVIGATE: _message("NavigateRequest", NavigateParams, request=True),
     EVENT: _message("EventNotification", EventParams, request=False),
 }
 #: method → the type of the client's reply to a request the server sends.
-RESULT_TYPES: dict[str, type] = {APPROVE: _response("ApproveResponse", ApproveResult)}
+RESULT_TYPES: dict[str, type] = {
+    APPROVE: _response("ApproveResponse", ApproveResult),
+    NAVIGATE: _response("NavigateResponse", Any),  # plain JSON: checked in navigator.py
+}
 
 _OWN_TYPES = {
     NoParams,

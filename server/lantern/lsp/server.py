@@ -4,7 +4,8 @@ Methods: `lantern/ask`, `lantern/resetConversation`, `lantern/info`, and the
 editor view's `lantern/grants`, `lantern/revokeGrant`, `lantern/models`,
 `lantern/localServers` (`editor_requests.py`); notifications `lantern/event`;
 work-done progress with cancel; approvals as `window/showMessageRequest`, or
-`lantern/approve` for a client that asks for it (`approver.py`); settings from
+`lantern/approve` for a client that asks for it (`approver.py`); `lantern/navigate`
+to a client that offers its language servers (`navigator.py`); settings from
 `initializationOptions`, `workspace/configuration` (section `lantern`) and
 `workspace/didChangeConfiguration` (docs/protocol.md#requests, #events,
 #approvals, #cancel). Reference ranges and spans are counted in the position
@@ -47,6 +48,7 @@ from lantern.lsp.messages import (
     ResetResult,
     converter,
 )
+from lantern.lsp.navigator import ClientNavigator
 from lantern.lsp.protocol import LanternProtocol
 from lantern.lsp.transport import serve_stdio
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
@@ -69,7 +71,8 @@ class LanternServer(LanguageServer):
             "lantern", __version__, protocol_cls=LanternProtocol, converter_factory=converter
         )
         self.session = Session(
-            EditorPrompt(self, lambda: self.session.settings.approval.timeout_seconds)
+            EditorPrompt(self, lambda: self.session.settings.approval.timeout_seconds),
+            navigator=ClientNavigator(self),
         )
         self.by_token: dict[str | int, asyncio.Task[Any]] = {}
         self.pending_problems: list[str] = []

@@ -22,6 +22,7 @@ from lantern.workspace.roots import Opened, Workspace
 
 if TYPE_CHECKING:
     from lantern.code.cache import ParseCache
+    from lantern.tools.navigator import Navigator
 
 _INLINE_DEPTH = 32  # folders; a deeper folder chain is walked in a worker thread
 
@@ -44,6 +45,7 @@ class ToolResult:
     decision: str | None = None  # auto | user | mention | denied | refused:<code>
     seen: list[SeenSpan] = field(default_factory=list)  # for `seen` references
     redactions: int = 0
+    source: str | None = None  # the language server that answered (audited)
 
     @property
     def bytes(self) -> int:
@@ -76,6 +78,8 @@ class ToolContext:
     # The conversation's parse cache (outline, find_symbol, find_references); None: a
     # cache for this call alone.
     code_cache: ParseCache | None = None
+    # The editor's language servers (`navigator.py`); None: syntax only (the CLI).
+    navigator: Navigator | None = None
 
 
 @dataclass(frozen=True)

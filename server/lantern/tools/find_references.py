@@ -8,6 +8,12 @@ For `Class.member` the uses are those of `member`: without types, which object a
 belongs to is not known.
 A use whose line redaction changed so that the name is no longer plainly there is not
 shown (`navigation/shown.py`).
+
+When the editor offers its language servers (`ToolContext.navigator`), they are asked
+for the references of the definition the engine found (`navigation/served.py`), and
+their answer is shown instead, each location through the read path first
+(`navigation/located.py`); the header says which answered. No answer, an empty one or
+none in time: the engine's uses, and the header says why.
 """
 
 from __future__ import annotations
@@ -20,9 +26,12 @@ from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult
 from lantern.tools.find_symbol import summarize
 from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import Loaded
+from lantern.tools.navigation.located import locate
 from lantern.tools.navigation.lookup import look_up
+from lantern.tools.navigation.served import Anchor, anchors_in, ask
 from lantern.tools.navigation.shown import ShownUse, show_uses
 from lantern.tools.navigation.symbols import MAX_NAME_CHARS, last_segment, symbol_name
+from lantern.tools.navigator import NavAnswer
 from lantern.tools.ripgrep.result_filter import display
 
 DESCRIPTION = (
@@ -46,13 +55,17 @@ class FindReferencesArgs(ToolArgs):
 
 
 class _Found:
-    def __init__(self, name: str, cache: ParseCache) -> None:
+    def __init__(self, name: str, cache: ParseCache, anchored: bool) -> None:
         self.name = name
         self.cache = cache
+        self.anchored = anchored  # find the definitions to ask a language server from
+        self.anchors: list[Anchor] = []
         self.uses: list[ShownUse] = []
         self.more = False
 
     def visit(self, file: Loaded) -> None:
+        if self.anchored:
+            self.anchors += anchors_in(file, self.name, self.cache)
         room = MAX_USES + 1 - len(self.uses)  # one more than shown: to know there is more
         if room <= 0:
             self.more = True
@@ -68,8 +81,10 @@ class _Found:
             self.uses += show_uses(file.path, file.data(), lines, self.name)
 
 
-def _render(name: str, where: str, uses: list[ShownUse], more: bool) -> str:
+def _render(name: str, where: str, uses: list[ShownUse], more: bool, header: str | None) -> str:
     lines = [f"[untrusted uses of {name!r} under {where}]"]
+    if header is not None:
+        lines.append(header)
     for use in uses[:MAX_USES]:
         mark = DEFINITION_MARK if use.definition else ""
         lines.append(f"{display(use.path)}:{use.line}: {use.text}{mark}")
@@ -78,26 +93,59 @@ def _render(name: str, where: str, uses: list[ShownUse], more: bool) -> str:
     return "\n".join(lines)
 
 
+async def _served(
+    ctx: ToolContext, args: FindReferencesArgs, where: str, answer: NavAnswer, anchors: list[Anchor]
+) -> tuple[list[ShownUse], bool, list[str]]:
+    """The language server's locations that may be shown, as uses; whether there were more
+    than shown; and the notes on what was dropped."""
+    within = ctx.workspace.targets(args.path, file=False)
+    located = await locate(ctx, within, answer)
+    defined = {(a.path, a.line) for a in anchors}
+    uses: list[ShownUse] = []
+    more = False
+    for file in sorted(located.files, key=lambda f: f.path):
+        room = MAX_USES + 1 - len(uses)
+        if room <= 0:
+            more = True
+            break
+        numbers = sorted(file.lines)
+        if len(numbers) > room:
+            more, numbers = True, numbers[:room]
+        lines = {n: (file.path, n) in defined for n in numbers}
+        uses += show_uses(file.path, file.data, lines, args.name)
+    return uses, more, located.notes(where)
+
+
 async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolResult:
-    found = _Found(args.name, cache_for(ctx.code_cache))
+    cache = cache_for(ctx.code_cache)
+    found = _Found(args.name, cache, ctx.navigator is not None)
     where, decision, extra = await look_up(
         ctx, "find_references", args.path, args.name, found.visit
     )
-    if not found.uses:
+    asked = await ask(ctx, "references", found.anchors)
+    header = asked.header if asked is not None else None
+    uses, more, source = found.uses, found.more, None
+    if asked is not None and asked.answer is not None:
+        source = asked.source
+        uses, more, dropped = await _served(ctx, args, where, asked.answer, found.anchors)
+        extra = [*dropped, *extra]
+    if not uses:
         head = f"[no uses of {args.name!r} under {where}]"
-        return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
-    uses = sorted(found.uses, key=lambda u: (u.path, u.line))
+        lines = [head, *([header] if header else []), *extra]
+        return ToolResult("\n".join(lines), path=where, decision=decision, source=source)
+    uses = sorted(uses, key=lambda u: (u.path, u.line))
     kept = uses[:MAX_USES]
     redactions = sum(use.redactions for use in kept)
     if redactions:
         extra.insert(0, f"[redacted {redactions} secret(s)]")
-    content = _render(args.name, where, uses, found.more)
+    content = _render(args.name, where, uses, more, header)
     return ToolResult(
         "\n".join([content, *extra]),
         path=where,
         decision=decision,
         seen=[SeenSpan(use.path, use.line, use.line) for use in kept],
         redactions=redactions,
+        source=source,
     )
 
 

@@ -124,5 +124,6 @@ async def run_tool(
             decision=result.decision or "auto",
             content=result.content,
             ms=(time.perf_counter() - started) * 1000,
+            source=result.source,
         )
     return result
