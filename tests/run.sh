@@ -102,3 +102,4 @@ bash tests/vscode/setup.sh
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_first_hour.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_context.mjs
+LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_navigation.mjs
