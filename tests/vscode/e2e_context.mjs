@@ -49,14 +49,15 @@ import path from 'node:path';
 import {
   ARTIFACTS_DIR,
   REPO_ROOT,
-  closeBrowser,
   getFreePort,
   launchBrowser,
   log,
   openWorkbench,
-  removeDir,
+  report,
+  runSuite,
   screenshot,
   startCodeServer,
+  tearDown,
   timed,
 } from './harness.mjs';
 import {
@@ -437,25 +438,9 @@ async function main() {
     if (server) console.error(`--- code-server output (tail):\n${tail(server.output())}`);
     for (const s of scenarios.slice(results.length)) results.push({ label: `scenario ${s.n} (${s.name})`, ok: false });
   } finally {
-    await closeBrowser(browser);
-    if (fake) await fake.stop().catch(() => {});
-    if (server) await server.stop().catch(() => {});
-    if (process.env.LANTERN_E2E_KEEP === '1') log(`kept ${root}`);
-    else await removeDir(root).catch(() => {});
+    await tearDown({ browser, fake, server, root });
   }
-  const passed = results.filter((r) => r.ok).length;
-  const failed = results.length - passed;
-  log(`total ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-  for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.label}`);
-  console.log(`${passed} passed, ${failed} failed`);
-  return failed === 0 && passed > 0 ? 0 : 1;
+  return report(results, t0);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err.stack || err);
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  },
-);
+runSuite(main);

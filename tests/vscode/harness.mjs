@@ -371,3 +371,37 @@ function escapeRegExp(s) {
 function exactText(s) {
   return new RegExp(`^\\s*${escapeRegExp(s)}\\s*$`);
 }
+
+/** Stop what a suite started (the browser, the fake model, code-server) and remove its
+ * folder, unless LANTERN_E2E_KEEP=1 keeps it. */
+export async function tearDown({ browser, fake, server, root }) {
+  await closeBrowser(browser);
+  if (fake) await fake.stop().catch(() => {});
+  if (server) await server.stop().catch(() => {});
+  if (process.env.LANTERN_E2E_KEEP === '1') log(`kept ${root}`);
+  else await removeDir(root).catch(() => {});
+}
+
+/** A suite's results, a line each, then "<passed> passed, <failed> failed" (the line CI
+ * reads); returns the exit code: 0 only when something ran and nothing failed. */
+export function report(results, t0) {
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  log(`total ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.label}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+/** Run a suite's `main` and exit with its code; a crash counts as one failure. */
+export function runSuite(main) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err.stack || err);
+      console.log('0 passed, 1 failed');
+      process.exit(1);
+    },
+  );
+}
+
