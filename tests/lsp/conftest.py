@@ -187,7 +187,11 @@ class Lantern:
         *,
         configuration: bool = True,
         position_encodings: list[str] | None = None,
+        experimental: Any = None,
+        work_done_progress: bool = True,
     ) -> None:
+        """Initialize with these folders, options and client capabilities (`experimental`:
+        what the client offers Lantern, e.g. `{"lantern": {"navigation": [...]}}`)."""
         general = (
             None
             if position_encodings is None
@@ -196,9 +200,10 @@ class Lantern:
             )
         )
         capabilities = types.ClientCapabilities(
+            experimental=experimental,
             general=general,
             window=types.WindowClientCapabilities(
-                work_done_progress=True,
+                work_done_progress=work_done_progress,
                 show_message=types.ShowMessageRequestClientCapabilities(),
             ),
             workspace=types.WorkspaceClientCapabilities(

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -75,25 +74,11 @@ class Editor(Lantern):
     ) -> None:
         offers = {"approvalRequests": approval_requests, "showsErrors": shows_errors}
         lantern = {name: True for name, on in offers.items() if on}
-        experimental = {"lantern": lantern} if lantern else None
-        capabilities = types.ClientCapabilities(
-            experimental=experimental,
-            window=types.WindowClientCapabilities(
-                work_done_progress=False, show_message=types.ShowMessageRequestClientCapabilities()
-            ),
-            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
-        )
-        self.initialized = await asyncio.wait_for(
-            self.client.initialize_session(
-                types.InitializeParams(
-                    capabilities=capabilities,
-                    workspace_folders=[
-                        types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders
-                    ],
-                    initialization_options=dict(options) if options is not None else None,
-                )
-            ),
-            WAIT,
+        await self.initialize(
+            folders,
+            options,
+            experimental={"lantern": lantern} if lantern else None,
+            work_done_progress=False,
         )
 
     async def approvals_answered(self) -> None:

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.fakes.openai_server import FakeOpenAI
-from tests.lsp.conftest import SERVER_COMMAND, WAIT, Lantern, plain, server_env
+from tests.lsp.conftest import SERVER_COMMAND, Lantern, plain, server_env
 
 NAVIGATE = "lantern/navigate"
 ALL_OPS = ["definition", "references", "implementation", "typeDefinition", "hover"]
@@ -62,32 +61,11 @@ class Navigating(Lantern):
     async def start(
         self, folders: Iterable[Path], ops: list[str] | None, encoding: str | None = None
     ) -> None:
-        experimental = {"lantern": {"navigation": ops}} if ops is not None else None
-        general = (
-            None
-            if encoding is None
-            else types.GeneralClientCapabilities(
-                position_encodings=[types.PositionEncodingKind(encoding)]
-            )
-        )
-        capabilities = types.ClientCapabilities(
-            experimental=experimental,
-            general=general,
-            window=types.WindowClientCapabilities(
-                work_done_progress=False, show_message=types.ShowMessageRequestClientCapabilities()
-            ),
-            workspace=types.WorkspaceClientCapabilities(configuration=True, workspace_folders=True),
-        )
-        self.initialized = await asyncio.wait_for(
-            self.client.initialize_session(
-                types.InitializeParams(
-                    capabilities=capabilities,
-                    workspace_folders=[
-                        types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders
-                    ],
-                )
-            ),
-            WAIT,
+        await self.initialize(
+            folders,
+            experimental={"lantern": {"navigation": ops}} if ops is not None else None,
+            position_encodings=None if encoding is None else [encoding],
+            work_done_progress=False,
         )
 
 
