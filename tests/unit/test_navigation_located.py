@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from lantern.approvals.approver import Decision, Remembering, WorkspaceGrants
 from lantern.audit import AuditLog
-from lantern.lsp.navigator import MAX_LOCATIONS, checked_answer
+from lantern.lsp.navigator import MAX_LOCATIONS, MAX_SOURCE_CHARS, checked_answer
 from lantern.tools.navigation.located import TOO_LARGE, locate
 from lantern.tools.navigator import NavAnswer, NavigationTimeout, NavLocation
 from lantern.tools.registry import run_tool
@@ -83,7 +83,9 @@ def test_a_million_locations_are_bounded() -> None:
 
 def test_a_missing_or_odd_source_reads_client() -> None:
     assert checked_answer({"source": 5}) == NavAnswer("client")
-    assert checked_answer({"source": "x" * 500}) == NavAnswer("x" * 60)
+    # never cut before it is redacted: whole within the bound, not taken beyond it
+    assert checked_answer({"source": "x" * 500}) == NavAnswer("x" * 500)
+    assert checked_answer({"source": "x" * (MAX_SOURCE_CHARS + 1)}) == NavAnswer("client")
 
 
 # ------------------------------------------------------------------ the read path

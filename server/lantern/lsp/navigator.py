@@ -4,10 +4,13 @@ Sent only when the client's `initialize` declared the op in
 `capabilities.experimental.lantern.navigation` (a list of op names). The position goes
 out in the negotiated position encoding. The client's answer is untrusted: it is checked
 here field by field (anything that does not fit is no answer, or a dropped entry), at
-most `MAX_LOCATIONS` entries are looked at, and a `file:` URI becomes a file-system path
-(any other scheme: no path). What those paths may show is decided by the tools
-(`tools/navigation/located.py`). No answer within `TIMEOUT_S` is a timeout; an error
-answer is no answer.
+most `MAX_LOCATIONS` locations or symbols are looked at, and a `file:` URI becomes a
+file-system path (any other scheme: no path). Strings are bounded here, before anyone
+reads them: one over its bound is not taken (a text is never cut before it is
+redacted), except a hover, which keeps its whole lines within `MAX_HOVER_CHARS`. What
+the paths may show, and how the strings are redacted, escaped and cut for the model, is
+decided by the tools (`tools/navigation/`). No answer within `TIMEOUT_S` is a timeout;
+an error answer is no answer.
 """
 
 from __future__ import annotations
@@ -23,14 +26,18 @@ from pygls.uris import to_fs_path
 from lantern.agent.positions import Position, Units
 from lantern.lsp.messages import NAVIGATE, NavigateParams
 from lantern.lsp.translate import position_encoding
-from lantern.tools.navigator import NavAnswer, NavigationTimeout, NavLocation
+from lantern.tools.navigator import NavAnswer, NavigationTimeout, NavLocation, NavSymbol
 
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 5.0
 MAX_LOCATIONS = 2000  # entries of one answer looked at; the rest are counted, not read
 MAX_URI_CHARS = 4096
-MAX_SOURCE_CHARS = 60
+MAX_SOURCE_CHARS = 1000  # longer: not taken ("client"); the tools cut it once redacted
+MAX_HOVER_CHARS = 32_000  # longer: its whole lines within the bound are kept
+MAX_SYMBOL_NAME_CHARS = 1000
+MAX_KIND_CHARS = 60
+MAX_CONTAINER_CHARS = 1000
 
 
 def offered_ops(server: LanguageServer) -> frozenset[str]:
@@ -77,26 +84,61 @@ def _location(entry: Any) -> NavLocation | None:
     return NavLocation(path or None, line)
 
 
+def _text(value: Any, most: int) -> str | None:
+    """A non-blank string of at most `most` characters; None for anything else."""
+    if isinstance(value, str) and value.strip() and len(value) <= most:
+        return value
+    return None
+
+
+def _symbol(entry: Any) -> NavSymbol | None:
+    """One `{name, kind?, containerName?, location}` checked; None when it does not fit."""
+    if not isinstance(entry, dict):
+        return None
+    name = _text(entry.get("name"), MAX_SYMBOL_NAME_CHARS)
+    where = _location(entry.get("location"))
+    kind, container = entry.get("kind"), entry.get("containerName")
+    if name is None or where is None:
+        return None
+    if kind is not None and _text(kind, MAX_KIND_CHARS) is None:
+        return None
+    if container is not None and _text(container, MAX_CONTAINER_CHARS) is None:
+        return None
+    return NavSymbol(name, kind, container, where)
+
+
+def _hover(value: str) -> str | None:
+    """A hover within the bound: over it, only the whole lines that fit (none: no hover)."""
+    if len(value) > MAX_HOVER_CHARS:
+        value = value[:MAX_HOVER_CHARS].rpartition("\n")[0]
+    return value if value.strip() else None
+
+
 def checked_answer(result: Any) -> NavAnswer | None:
-    """The client's result as a `NavAnswer`, or None when it is none (or not an object)."""
+    """The client's result as a `NavAnswer`, or None when it is none (or not an object,
+    or a field of the wrong kind)."""
     if not isinstance(result, dict):
         return None
-    source = result.get("source")
-    name = source[:MAX_SOURCE_CHARS] if isinstance(source, str) and source.strip() else "client"
-    entries = result.get("locations")
+    name = _text(result.get("source"), MAX_SOURCE_CHARS) or "client"
+    entries, symbols, hover = (result.get(k) for k in ("locations", "symbols", "hover"))
     if entries is None:
-        return NavAnswer(name)
-    if not isinstance(entries, list):
+        entries = []
+    if symbols is None:
+        symbols = []
+    if not isinstance(entries, list) or not isinstance(symbols, list):
         return None
-    locations: list[NavLocation] = []
-    malformed = 0
-    for entry in entries[:MAX_LOCATIONS]:
-        found = _location(entry)
-        if found is None:
-            malformed += 1
-        else:
-            locations.append(found)
-    return NavAnswer(name, locations, malformed, max(len(entries) - MAX_LOCATIONS, 0))
+    if hover is not None and not isinstance(hover, str):
+        return None
+    locations = [_location(entry) for entry in entries[:MAX_LOCATIONS]]
+    named = [_symbol(entry) for entry in symbols[:MAX_LOCATIONS]]
+    return NavAnswer(
+        name,
+        [found for found in locations if found is not None],
+        locations.count(None) + named.count(None),
+        len(entries) - len(locations) + len(symbols) - len(named),
+        None if hover is None else _hover(hover),
+        [found for found in named if found is not None],
+    )
 
 
 class ClientNavigator:
@@ -120,12 +162,20 @@ class ClientNavigator:
             uri=Path(path).as_uri(),
             position=Position(line=line - 1, character=character),
         )
+        return await self._send(params)
+
+    async def workspace_symbols(self, query: str) -> NavAnswer | None:
+        if not self.offers("workspaceSymbols"):
+            return None
+        return await self._send(NavigateParams(op="workspaceSymbols", query=query))
+
+    async def _send(self, params: NavigateParams) -> NavAnswer | None:
         try:
             async with asyncio.timeout(self.timeout_s):
                 result = await self.server.protocol.send_request_async(NAVIGATE, params)
         except TimeoutError:
             raise NavigationTimeout from None
         except Exception as exc:  # an error answer, or the client went away
-            log.info("lantern/navigate %s: no answer (%s)", op, exc)
+            log.info("lantern/navigate %s: no answer (%s)", params.op, exc)
             return None
         return checked_answer(result)

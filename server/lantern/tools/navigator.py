@@ -3,7 +3,8 @@
 A `Navigator` answers one navigation op from a position in a workspace file; the LSP
 layer (`lsp/navigator.py`) implements it by sending `lantern/navigate` to a client that
 offers the op. Everything in an answer came from the client and is untrusted: the
-tools pass each location through the read path (`navigation/located.py`).
+tools pass each location through the read path (`navigation/located.py`), and redact,
+escape and cap every string before the model sees it.
 """
 
 from __future__ import annotations
@@ -22,14 +23,28 @@ class NavLocation:
 
 
 @dataclass(frozen=True)
+class NavSymbol:
+    """One workspace symbol as the client named it (each string within its bound, not yet
+    redacted nor escaped)."""
+
+    name: str
+    kind: str | None
+    container: str | None
+    location: NavLocation
+
+
+@dataclass(frozen=True)
 class NavAnswer:
-    """A client's answer: who answered (for people), its locations (at most the bound),
-    and how many entries were malformed or over the bound (dropped unread)."""
+    """A client's answer: who answered (for people), its locations or symbols (at most
+    the bound), how many entries were malformed or over the bound (dropped unread), and
+    a hover's markdown text (whole lines only, within the bound)."""
 
     source: str
     locations: list[NavLocation] = field(default_factory=list)
     malformed: int = 0
     over: int = 0
+    hover: str | None = None
+    symbols: list[NavSymbol] = field(default_factory=list)
 
 
 class NavigationTimeout(Exception):
@@ -48,4 +63,9 @@ class Navigator(Protocol):
     ) -> NavAnswer | None:
         """Ask `op` at `path` (absolute), `line` 1-based, `column` 0-based in code points of
         `line_text`; None when there is no answer; raises `NavigationTimeout`."""
+        ...
+
+    async def workspace_symbols(self, query: str) -> NavAnswer | None:
+        """Ask `workspaceSymbols` for `query`; None when there is no answer; raises
+        `NavigationTimeout`."""
         ...

@@ -46,11 +46,13 @@ _REFUSED = {
 @dataclass
 class LocatedFile:
     """One file that passed every check: its path as the model writes it, its bytes (at
-    most the cap) and the 1-based lines the answer named in it."""
+    most the cap), the 1-based lines the answer named in it, and the path as the answer
+    named it."""
 
     path: str
     data: bytes
     lines: set[int] = field(default_factory=set)
+    named: str = ""
 
 
 @dataclass
@@ -130,5 +132,5 @@ async def locate(ctx: ToolContext, within: Sequence[Target], answer: NavAnswer) 
         if len(inside) < len(lines):
             dropped[PAST_END] += len(lines) - len(inside)
         if inside:
-            located.files.append(LocatedFile(target.rel, data, inside))
+            located.files.append(LocatedFile(target.rel, data, inside, path))
     return located

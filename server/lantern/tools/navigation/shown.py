@@ -191,3 +191,15 @@ def show_uses(path: str, data: bytes, found: dict[int, bool], name: str) -> list
         text = escape_content(_cut(pair[1], MAX_USE_CHARS))
         shown.append(ShownUse(path, number, text, found[number], text.count("[REDACTED:")))
     return shown
+
+
+def show_lines(data: bytes, numbers: set[int]) -> dict[int, str]:
+    """Lines of one file as a search hit shows them (redacted, cut, escaped), by number;
+    a line that cannot be shown (a binary file) is left out."""
+    lines = _Lines(data, numbers)
+    shown: dict[int, str] = {}
+    for number in sorted(numbers):
+        pair = lines.get(number)
+        if pair is not None:
+            shown[number] = escape_content(_cut(pair[1], MAX_USE_CHARS))
+    return shown
