@@ -84,6 +84,9 @@ class PyrightNavigator:
         wire = {"source": "pyright", "locations": CONVERTER.unstructure(found or [])}
         return checked_answer(wire)
 
+    async def workspace_symbols(self, query: str) -> NavAnswer | None:
+        return None  # not offered: only `references` is measured
+
 
 async def start_pyright(command: str, root: Path) -> LanguageClient:
     client = LanguageClient("lantern-bench", "1")
