@@ -25,6 +25,7 @@ from lantern.settings.sources import Settings, load_settings_lenient
 from lantern.settings.trust import narrow
 from lantern.workspace.policy import Policy
 from lantern.workspace.roots import FILE_SYSTEM_ROOT, Workspace, is_file_system_root
+from lantern.workspace.suggestions import Suggestion, Symbol, suggest
 
 if TYPE_CHECKING:
     from lantern.agent.events import EventSink
@@ -91,6 +92,7 @@ class Session:
         self.approvals = Remembering(prompt)
         self._agent_side: AgentSide | None = None
         self._locks: dict[str, asyncio.Lock] = {}
+        self._suggesting = asyncio.Lock()  # one completion walk at a time
 
     # ---------------------------------------------------------------- configuration
 
@@ -147,6 +149,17 @@ class Session:
     def _rebuild_workspace(self) -> None:
         policy = Policy(self.settings.approval.deny)
         self.workspace = Workspace(self.folders, policy) if self.folders else None
+
+    # ---------------------------------------------------------------- mentions
+
+    async def suggest_mentions(self, query: str, symbols: Sequence[Symbol]) -> list[Suggestion]:
+        """What `@query` may mention (`workspace/suggestions.py`): none before a folder is
+        open. Walked in a worker thread, one walk at a time (a client sends one per key)."""
+        workspace = self.workspace
+        if workspace is None:
+            return []
+        async with self._suggesting:
+            return await asyncio.to_thread(suggest, workspace, query, symbols)
 
     # ---------------------------------------------------------------- questions
 

@@ -1,6 +1,6 @@
 """`lantern ask --file PATH[:START-END]`: files the user names with the question are read
-without another prompt — still through the read path, audited as mentioned — and a name
-the read path refuses never reaches the model."""
+(folders listed) without another prompt — still through the read path, audited as
+mentioned — and a name the read path refuses never reaches the model."""
 
 from __future__ import annotations
 
@@ -75,3 +75,31 @@ def test_a_backwards_line_range_is_a_usage_error(fake: FakeOpenAI, lantern: Lant
     run = lantern.ask(Q, "--file", "src/util.py:9-3")
     assert run.rc == 2 and "ends before it starts" in run.stderr
     assert fake.chat_requests() == []
+
+
+def test_a_mentioned_folder_is_listed_with_the_question_without_a_prompt(
+    fake: FakeOpenAI, lantern: Lantern
+) -> None:
+    fake.add_turns([Turn(content="It holds src/util.py:1.")])
+    run = lantern.ask(Q, "--file", "src", approve="deny", as_json=False)
+    assert run.rc == 0, run.stderr
+    sent = first_request(fake)
+    assert "The user named src with the question; Lantern listed it with list_files" in sent
+    assert "src/app.py" in sent and "src/util.py" in sent
+    assert "def greet" not in sent  # listed, not read
+    [record] = [r for r in audit_records(lantern) if r.get("tool") == "list_files"]
+    assert record["decision"] == "mention" and record["path"] == "src"
+
+
+def test_the_workspace_folder_is_listed_through_the_read_path(
+    fake: FakeOpenAI, lantern: Lantern
+) -> None:
+    fake.add_turns([Turn(content="A greeter: README.md:1.")])
+    run = lantern.ask(Q, "--file", str(lantern.project.root), approve="deny", as_json=False)
+    assert run.rc == 0, run.stderr
+    sent = first_request(fake)
+    assert "Lantern listed it with list_files" in sent
+    assert "README.md" in sent and "notes.txt" in sent
+    assert "deploy.key" not in sent and "link.txt" not in sent  # refused names stay out
+    for canary in (ENV_CANARY, KEY_CANARY, OUTSIDE_CANARY):
+        assert canary not in sent

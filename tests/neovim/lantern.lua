@@ -79,8 +79,8 @@ local function editor_context(opts)
 end
 
 -- `@path` or `@path:START-END` in a question names a file (relative to Neovim's current
--- folder) to read with it: your choice, so Lantern reads it without asking, through the
--- same read path as any read (docs/protocol.md, `mentions`).
+-- folder) to read with it, or a folder to list: your choice, so Lantern reads it without
+-- asking, through the same read path as any read (docs/protocol.md, `mentions`).
 local function mentions(question)
   local found = {}
   for word in question:gmatch('@(%S+)') do

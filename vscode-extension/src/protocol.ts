@@ -140,11 +140,43 @@ export interface ContextChip {
   title: string;
 }
 
-/** A file the user named with the question (`@file`): read with it without another prompt,
- * through the same read path; `range`: some of its lines. */
+/** A file or folder the user named with the question (`@file`, `@folder`, `@symbol`): a
+ * file read, a folder listed, with it without another prompt, through the same read path;
+ * `range`: some of a file's lines (a symbol's range). */
 export interface MentionParam {
   uri: string;
   range?: Range;
+}
+
+/** `lantern/suggestMentions`: the completion list for `@` in the question box (docs/protocol.md). */
+export const SUGGEST_MENTIONS = "lantern/suggestMentions";
+
+/** One of the editor's workspace symbols for the query, passed on for the server to check. */
+export interface MentionSymbol {
+  name: string;
+  kind?: string;
+  containerName?: string;
+  uri: string;
+  range: Range;
+}
+
+export interface SuggestMentionsParams {
+  query: string; // what follows `@`; only its first 200 characters are matched
+  symbols?: MentionSymbol[]; // only the first 200 are looked at
+}
+
+/** One completion item; `refused`: it cannot be mentioned, and why (for people). */
+export interface MentionSuggestion {
+  kind: "file" | "folder" | "symbol";
+  label: string; // file/folder: the path as the model writes it ("src/app.ts", "src/"); symbol: its name
+  detail?: string; // symbol: "src/app.ts:12"
+  uri: string;
+  range?: Range; // symbol only, as the client sent it
+  refused?: string;
+}
+
+export interface SuggestMentionsResult {
+  items: MentionSuggestion[]; // at most 50 files and folders, then the symbols
 }
 
 export interface AskParams {

@@ -1,7 +1,7 @@
 """What a client sends with a question, as plain values (`lantern/ask`, docs/protocol.md):
 the editor's state when the user asked (`context`: the active file, the visible lines,
 the selection, the file's problems), the earlier turns the client kept (`history`) and
-the files the user named with the question (`mentions`).
+the files and folders the user named with the question (`mentions`).
 
 The language server builds these from what a client sends (`lsp/translate.py`) before
 the agent side is loaded, so this module loads nothing. What the model is told of the
@@ -55,8 +55,10 @@ class EditorContext:
 
 @dataclass(frozen=True)
 class Mention:
-    """A file the user named with the question: its path — absolute as an editor gives it,
-    or relative to the workspace as the model names it — and the lines chosen (None: all)."""
+    """A file or folder the user named with the question: its path — absolute as an editor
+    gives it, or relative to the workspace as the model names it — and the lines chosen
+    (None: all of a file, or a folder's listing; which one is the disk's to say when the
+    call is made: `mentions.calls`)."""
 
     path: str
     lines: Lines | None = None

@@ -17,7 +17,6 @@ says why.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -142,7 +141,8 @@ class Agent:
 
         `editor` (the editor's state when the user asked) puts a metadata block before
         the question, and the selected lines as Lantern's own `read_file` call;
-        `mentions`, the files the user named, are read before it without another prompt."""
+        `mentions`, the files and folders the user named, are read (listed) before it
+        without another prompt."""
         message = {"role": "user", "content": question}
         q = self._question(conv, on_event or (lambda _event: None), message)
         conv.messages.append(message)  # the question alone, if the read is cancelled
@@ -280,11 +280,12 @@ class Agent:
     async def _with_mentions(
         self, q: _Question, mentions: Sequence[Mention], message: Message
     ) -> str:
-        """The question after what reading the mentioned files returned: one `read_file`
-        call of Lantern's own per file, the user's choice (no prompt), run like the model's."""
-        asked = mention_calls(self.workspace, mentions, len(q.conv.messages))
-        paths = [str(json.loads(call.arguments)["path"]) for call in asked]
-        done = await q.tools.run(asked, Mentioned(self.approvals, paths)) if asked else []
+        """The question after what reading the mentioned files and listing the mentioned
+        folders returned: one call of Lantern's own per name, the user's choice (no
+        prompt), run like the model's."""
+        first = len(q.conv.messages)
+        asked = await asyncio.to_thread(mention_calls, self.workspace, mentions, first)
+        done = await q.tools.run(asked, Mentioned(self.approvals, asked)) if asked else []
         return with_reads(len(mentions), done, str(message["content"]))
 
     async def _close(self, q: _Question, answered: Answered) -> AskResult:

@@ -69,7 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH[:START-END]",
-        help="a file (or some of its lines) to read with the question, without asking (repeatable)",
+        help=(
+            "a file (or some of its lines) to read, or a folder to list, with the question, "
+            "without asking (repeatable)"
+        ),
     )
     ask.add_argument("--json", action="store_true", help="print one JSON object")
 

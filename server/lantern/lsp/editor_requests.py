@@ -5,7 +5,9 @@
   and undo them;
 - `lantern/models`: the configured endpoint's models, for a model picker;
 - `lantern/localServers`: the model servers answering on this machine, for a
-  "connect a model" step.
+  "connect a model" step;
+- `lantern/suggestMentions`: what `@` in the question box offers (the workspace's
+  files and folders, the client's symbols checked: `workspace/suggestions.py`).
 
 pygls has already checked the params against their types (`messages.py`); each
 handler only calls the `Session` and returns its typed values.
@@ -17,17 +19,21 @@ from typing import TYPE_CHECKING, Protocol
 
 from pygls.lsp.server import LanguageServer
 
+from lantern.lsp import translate
 from lantern.lsp.messages import (
     GRANTS,
     LOCAL_SERVERS,
     MODELS,
     REVOKE_GRANT,
+    SUGGEST_MENTIONS,
     GrantsParams,
     GrantsResult,
     LocalServersResult,
     NoParams,
     RevokeGrantParams,
     RevokeGrantResult,
+    SuggestMentionsParams,
+    SuggestMentionsResult,
 )
 from lantern.session import Session
 
@@ -58,3 +64,11 @@ def register(server: LanguageServer) -> None:
     @server.feature(LOCAL_SERVERS)
     async def local_servers(ls: _Served, params: NoParams | None) -> LocalServersResult:
         return LocalServersResult(servers=await ls.session.local_servers())
+
+    @server.feature(SUGGEST_MENTIONS)
+    async def suggest_mentions(ls: _Served, params: SuggestMentionsParams) -> SuggestMentionsResult:
+        symbols = params.symbols or []
+        found = await ls.session.suggest_mentions(
+            params.query, [translate.mention_symbol(s) for s in symbols]
+        )
+        return SuggestMentionsResult(items=[translate.suggestion(f, symbols) for f in found])

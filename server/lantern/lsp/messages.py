@@ -37,10 +37,11 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from lantern import converter as lantern_converter
-from lantern.agent.positions import Position
+from lantern.agent.positions import Position, Range
 from lantern.approvals.grants import Grant
 from lantern.escaping import replace_surrogates
 from lantern.shapes import INLINE, OPTIONAL, camel
+from lantern.workspace.suggestions import MAX_SYMBOLS
 
 if TYPE_CHECKING:  # the agent side, loaded on first use (`session.load_agent_side`)
     from lantern.agent.events import Event
@@ -53,6 +54,7 @@ GRANTS = "lantern/grants"
 REVOKE_GRANT = "lantern/revokeGrant"
 MODELS = "lantern/models"
 LOCAL_SERVERS = "lantern/localServers"
+SUGGEST_MENTIONS = "lantern/suggestMentions"  # the completion list of `@` in a question box
 APPROVE = "lantern/approve"  # server → client
 NAVIGATE = "lantern/navigate"  # server → client
 EVENT = "lantern/event"  # server → client notification
@@ -101,8 +103,8 @@ class AskContext:
 
 @attrs.define
 class MentionParam:
-    """A file the user named with the question (`@file` in a question box): `range`, some of
-    its lines."""
+    """A file or folder the user named with the question (`@file`, `@folder` in a question
+    box): `range`, some of a file's lines (a symbol's)."""
 
     uri: str
     range: types.Range | None = None
@@ -116,6 +118,24 @@ class AskParams:
     history: list[HistoryTurn] | None = None
     mentions: list[MentionParam] | None = None
     work_done_token: str | int | None = None
+
+
+@attrs.define
+class MentionSymbol:
+    """One of the client's workspace symbols for the query, its file to be checked."""
+
+    name: str
+    uri: str
+    range: types.Range
+    kind: str | None = None
+    container_name: str | None = None
+
+
+@attrs.define
+class SuggestMentionsParams:
+    query: str
+    #: only the first `MAX_SYMBOLS` are looked at (or structured)
+    symbols: list[MentionSymbol] | None = attrs.field(default=None, metadata={"first": MAX_SYMBOLS})
 
 
 @attrs.define
@@ -162,6 +182,23 @@ class RevokeGrantResult:
 @dataclass(frozen=True)
 class LocalServersResult:
     servers: list[LocalServer]
+
+
+@dataclass(frozen=True)
+class MentionSuggestion:
+    """One item of `@`'s completion list; `refused`: why it cannot be mentioned."""
+
+    kind: str  # "file", "folder" or "symbol"
+    label: str
+    uri: str
+    detail: str | None = field(default=None, metadata=OPTIONAL)  # a symbol's `path:line`
+    range: Range | None = field(default=None, metadata=OPTIONAL)  # a symbol's, as given
+    refused: str | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass(frozen=True)
+class SuggestMentionsResult:
+    items: list[MentionSuggestion]
 
 
 # ----------------------------------------------------------------- server → client
@@ -241,6 +278,7 @@ MESSAGE_TYPES: dict[str, type] = {
     REVOKE_GRANT: _message("RevokeGrantRequest", RevokeGrantParams, request=True),
     MODELS: _message("ModelsRequest", NoParams, request=True, optional=True),
     LOCAL_SERVERS: _message("LocalServersRequest", NoParams, request=True, optional=True),
+    SUGGEST_MENTIONS: _message("SuggestMentionsRequest", SuggestMentionsParams, request=True),
     APPROVE: _message("ApproveRequest", ApproveParams, request=True),
     NAVIGATE: _message("NavigateRequest", NavigateParams, request=True),
     EVENT: _message("EventNotification", EventParams, request=False),
@@ -260,6 +298,8 @@ _OWN_TYPES = {
     ResetParams,
     GrantsParams,
     RevokeGrantParams,
+    MentionSymbol,
+    SuggestMentionsParams,
     ApproveResult,
 }
 
@@ -297,11 +337,16 @@ def _severity(value: Any, _: Any) -> int | None:
     raise ParamError("1, 2, 3 or 4 (error, warning, information, hint)")
 
 
-def _list_of(converter: cattrs.Converter, item: Any) -> Callable[[Any, Any], Any]:
+def _list_of(
+    converter: cattrs.Converter, item: Any, first: int | None = None
+) -> Callable[[Any, Any], Any]:
+    """A strict hook for a list of `item`; `first`: only that many are kept, the rest are
+    dropped before they are structured."""
+
     def hook(value: Any, _: Any) -> list[Any]:
         if not isinstance(value, list):
             raise ParamError("a list")
-        return converter.structure(value, list[item])
+        return converter.structure(value[:first], list[item])
 
     return hook
 
@@ -319,12 +364,17 @@ def _strict_hook(converter: cattrs.Converter, attribute: attrs.Attribute[Any]) -
     }
     if kind in simple:
         return simple[kind]
-    lists = ((list[HistoryTurn], HistoryTurn), (list[EditorDiagnostic], EditorDiagnostic))
+    lists = (
+        (list[HistoryTurn], HistoryTurn),
+        (list[EditorDiagnostic], EditorDiagnostic),
+        (list[MentionSymbol], MentionSymbol),
+    )
+    first = attribute.metadata.get("first")
     for listed, item in lists:
         if kind == listed:
-            return _list_of(converter, item)
+            return _list_of(converter, item, first)
         if kind == listed | None:
-            strict = _list_of(converter, item)
+            strict = _list_of(converter, item, first)
             return lambda value, _: None if value is None else strict(value, _)
     return None  # nested attrs types and lsprotocol's: the converter's own hook
 

@@ -2,10 +2,11 @@
 
 Methods: `lantern/ask`, `lantern/resetConversation`, `lantern/info`, and the
 editor view's `lantern/grants`, `lantern/revokeGrant`, `lantern/models`,
-`lantern/localServers` (`editor_requests.py`); notifications `lantern/event`;
-work-done progress with cancel; approvals as `window/showMessageRequest`, or
-`lantern/approve` for a client that asks for it (`approver.py`); `lantern/navigate`
-to a client that offers its language servers (`navigator.py`); settings from
+`lantern/localServers`, `lantern/suggestMentions` (`editor_requests.py`);
+notifications `lantern/event`; work-done progress with cancel; approvals as
+`window/showMessageRequest`, or `lantern/approve` for a client that asks for it
+(`approver.py`); `lantern/navigate` to a client that offers its language servers
+(`navigator.py`); settings from
 `initializationOptions`, `workspace/configuration` (section `lantern`) and
 `workspace/didChangeConfiguration` (docs/protocol.md#requests, #events,
 #approvals, #cancel). Reference ranges and spans are counted in the position

@@ -6,6 +6,8 @@ handlers in `server.py` read as wiring. The shapes are in docs/protocol.md#reque
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -22,9 +24,11 @@ from lantern.agent.inputs import (
     Lines,
     Mention,
 )
+from lantern.agent.positions import Position, Range
 from lantern.agent.result import AskResult
 from lantern.agent.tokens import Usage
 from lantern.lsp import messages
+from lantern.workspace.suggestions import Suggestion, Symbol
 
 if TYPE_CHECKING:  # the agent side, loaded on first use (`session.load_agent_side`)
     from lantern.agent.events import ToolEvent
@@ -75,14 +79,53 @@ def editor_context(context: messages.AskContext | None) -> EditorContext | None:
 
 
 def mentions(given: list[messages.MentionParam] | None) -> list[Mention]:
-    """`lantern/ask`'s `mentions`: each file the user named, and the lines chosen."""
+    """`lantern/ask`'s `mentions`: each file or folder the user named, and the lines chosen."""
     found = []
     for index, mention in enumerate(given or ()):
-        path = to_fs_path(mention.uri) if mention.uri.startswith("file:") else None
+        path = _local_path(mention.uri)
         if not path:
             raise JsonRpcInvalidParams(f"mentions[{index}].uri must be a file URI")
         found.append(Mention(path, _selection(mention.range)))
     return found
+
+
+def _local_path(uri: str) -> str | None:
+    """The file a `file:` URI names; None for any other URI, or one pygls cannot read."""
+    if not uri.startswith("file:"):
+        return None
+    try:
+        return to_fs_path(uri) or None
+    except ValueError:
+        return None
+
+
+def mention_symbol(symbol: messages.MentionSymbol) -> Symbol:
+    """One of `lantern/suggestMentions`' `symbols`; a URI that names no local file by an
+    absolute path gives no path (the symbol is dropped)."""
+    path = _local_path(symbol.uri)
+    path = path if path and os.path.isabs(path) else None
+    return Symbol(symbol.name, symbol.container_name, path, symbol.range.start.line)
+
+
+def suggestion(
+    found: Suggestion, symbols: list[messages.MentionSymbol]
+) -> messages.MentionSuggestion:
+    """One completion item: a file's or folder's `file:` URI; a symbol's URI and range as
+    the client gave them."""
+    if found.symbol is None:
+        return messages.MentionSuggestion(
+            found.kind, found.label, Path(found.path).as_uri(), refused=found.refused
+        )
+    given = symbols[found.symbol]
+    start, end = given.range.start, given.range.end
+    return messages.MentionSuggestion(
+        found.kind,
+        found.label,
+        given.uri,
+        detail=found.detail,
+        range=Range(Position(start.line, start.character), Position(end.line, end.character)),
+        refused=found.refused,
+    )
 
 
 def history(turns: list[messages.HistoryTurn] | None) -> list[HistoryTurn]:

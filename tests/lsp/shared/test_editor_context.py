@@ -195,3 +195,33 @@ async def test_a_mention_that_is_not_a_file_uri_is_invalid_params(ls: Lantern) -
         await ls.ask("q", mentions=[{"uri": "untitled:Untitled-1"}])
     assert caught.value.code == -32602
     assert "mentions[0].uri must be a file URI" in str(caught.value)
+
+
+async def test_a_mentioned_folder_is_listed_without_a_prompt_and_audited_as_mention(
+    ls: Lantern, fake: FakeOpenAI, workspace: Path
+) -> None:
+    """The listing is the user's choice; the model's own listing of another folder still
+    asks (and is denied here)."""
+    fake.add_turns(
+        [
+            {"tool_calls": [{"id": "l1", "name": "list_files", "arguments": {"path": "."}}]},
+            {"content": "src holds src/app.py:1."},
+        ]
+    )
+    ls.answer = DENY
+    result = await ls.ask("What is in here?", mentions=[{"uri": (workspace / "src").as_uri()}])
+    assert result["stopReason"] == "done"
+    question = _question(fake.chat_requests()[0])
+    assert "The user named src with the question; Lantern listed it with list_files" in question
+    assert "src/app.py" in question and "line 1 of app" not in question  # listed, not read
+    mention, own = result["toolCalls"]
+    assert (mention["name"], mention["arguments"], mention["status"]) == (
+        "list_files",
+        {"path": "src"},
+        "done",
+    )
+    assert own["status"] == "denied" and len(ls.prompts) == 1  # only the model's call asked
+    info = await ls.request("lantern/info", {})
+    records = [json.loads(line) for line in Path(info["auditLog"]).read_text("utf-8").splitlines()]
+    listings = [(r["decision"], r["path"]) for r in records if r.get("tool") == "list_files"]
+    assert listings[-2:] == [("mention", "src"), ("denied", ".")]
