@@ -6,9 +6,8 @@
 import * as vscode from "vscode";
 import type { Server } from "./client";
 import type { EditorTracker } from "./editor_tracker";
-import type { MentionSymbol, SuggestMentionsParams } from "./mention_wire";
 import { MAX_QUERY_CHARS, mentionSymbols, optionsOf, problemsOption } from "./mentions";
-import type { MentionOption, ToPanel } from "./protocol";
+import { SUGGEST_MENTIONS, type MentionOption, type MentionSymbol, type SuggestMentionsParams, type ToPanel } from "./protocol";
 
 /** How long the symbol providers may take before the list is shown without their symbols. */
 export const SYMBOLS_WAIT_MS = 1_500;
@@ -45,11 +44,11 @@ export class MentionSuggester implements vscode.Disposable {
     const params: SuggestMentionsParams = { query };
     if (symbols.length) params.symbols = symbols;
     try {
-      const result = await client.sendRequest<{ items?: unknown }>("lantern/suggestMentions", params, cancel.token);
+      const result = await client.sendRequest<{ items?: unknown }>(SUGGEST_MENTIONS, params, cancel.token);
       post([...first, ...optionsOf(result?.items)]);
     } catch (error) {
       if (cancel.token.isCancellationRequested) return;
-      this.parts.output.info(`lantern/suggestMentions: ${String(error)}`);
+      this.parts.output.info(`${SUGGEST_MENTIONS}: ${String(error)}`);
       post(first, "Lantern's server did not list files (an older server?).");
     }
   }

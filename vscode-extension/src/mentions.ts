@@ -5,9 +5,8 @@
 // Pure: src/mention_suggest.ts asks VS Code and the server, media/mentions.ts draws.
 
 import { basename, diagnosticsOf, type EditorProblem, type EditorState } from "./editor_context";
-import type { MentionSuggestion, MentionSymbol } from "./mention_wire";
 import { toSymbols } from "./navigate";
-import type { AskContext, MentionChip, MentionOption, MentionParam, Position, Range, TurnRecord } from "./protocol";
+import type { AskContext, MentionChip, MentionOption, MentionParam, MentionSuggestion, MentionSymbol, Position, Range, TurnRecord } from "./protocol";
 
 /** The contract's bounds: the longest query and the most symbols the server takes. */
 export const MAX_QUERY_CHARS = 200;
