@@ -62,7 +62,10 @@ export class Mentions {
   private typed(): void {
     const input = this.ui.input;
     const wasOpen = this.list.open;
-    const query = input.selectionStart === input.selectionEnd ? this.list.typed(input.value, input.selectionStart) : (this.list.close(), undefined);
+    // A selection is not a caret after an @: no completion.
+    const caret = input.selectionStart === input.selectionEnd ? input.selectionStart : -1;
+    const query = caret >= 0 ? this.list.typed(input.value, caret) : undefined;
+    if (caret < 0) this.list.close();
     if (query !== undefined) {
       window.clearTimeout(this.timer);
       this.timer = window.setTimeout(() => {

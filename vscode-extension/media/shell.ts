@@ -1,6 +1,7 @@
 // The view's fixed parts, made once as the script starts: the header (model chip, context
 // meter, Stop), the conversation that scrolls (setup card, hint, turns), the question box
-// (with its @-mention chips and completion list) and the live region. The page the extension writes (src/view.ts) holds only this script.
+// (with its @-mention chips and completion list) and the live region. The page the
+// extension writes (src/view.ts) holds only this script.
 
 export interface Shell {
   modelChip: HTMLButtonElement;
