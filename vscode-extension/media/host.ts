@@ -1,7 +1,7 @@
 // The webview's line to the extension: messages out, and the little state the view keeps
-// across a hide/show or reload (the question being typed).
+// across a hide/show or reload (the question being typed and its @-mention chips).
 
-import type { FromPanel } from "../src/protocol";
+import type { FromPanel, MentionChip } from "../src/protocol";
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -18,13 +18,29 @@ export function send(message: FromPanel): void {
 
 interface ViewState {
   draft?: string;
+  chips?: MentionChip[];
+}
+
+function saved(): ViewState {
+  const state = api.getState() as ViewState | undefined;
+  return typeof state === "object" && state !== null ? state : {};
 }
 
 export function savedDraft(): string {
-  const state = api.getState() as ViewState | undefined;
-  return typeof state?.draft === "string" ? state.draft : "";
+  const { draft } = saved();
+  return typeof draft === "string" ? draft : "";
 }
 
 export function saveDraft(draft: string): void {
-  api.setState({ draft } satisfies ViewState);
+  api.setState({ ...saved(), draft } satisfies ViewState);
+}
+
+/** The chips of the question being typed (the extension checks them again when it is asked). */
+export function savedChips(): MentionChip[] {
+  const { chips } = saved();
+  return Array.isArray(chips) ? chips : [];
+}
+
+export function saveChips(chips: MentionChip[]): void {
+  api.setState({ ...saved(), chips } satisfies ViewState);
 }

@@ -11,6 +11,7 @@ import { button, element } from "./dom";
 import { send } from "./host";
 import { renderCompactions } from "./render_compaction";
 import { renderFailure, renderStop, renderWarnings } from "./render_error";
+import { turnMentions } from "./render_mentions";
 
 interface Part {
   id: string;
@@ -30,6 +31,7 @@ function header(turn: TurnRecord): HTMLElement {
     chip.title = a.label ? `Sent with the question: ${a.path} (${a.label})` : `Asked about ${a.path}, ${a.startLine === a.endLine ? `line ${a.startLine}` : `lines ${a.startLine}–${a.endLine}`}`;
     head.append(chip);
   }
+  if (turn.mentions?.length) head.append(turnMentions(turn.mentions));
   if (turn.state === "queued") {
     const row = element("div", "queued-row");
     row.append(
@@ -103,7 +105,7 @@ function parts(turn: TurnRecord): Part[] {
   const warnings = turn.warnings ?? result?.warnings ?? [];
   return [
     { id: "compactions", signature: JSON.stringify(turn.compactions ?? []), build: () => renderCompactions(turn.compactions ?? []) },
-    { id: "head", signature: JSON.stringify([turn.question, turn.attachment, turn.state === "queued"]), build: () => header(turn) },
+    { id: "head", signature: JSON.stringify([turn.question, turn.attachment, turn.mentions, turn.state === "queued"]), build: () => header(turn) },
     { id: "tools", signature: JSON.stringify(turn.tools), build: () => (turn.tools.length ? tools(turn.tools) : undefined) },
     { id: "approval", signature: approvalSignature(approval), build: () => (approval ? renderApproval(approval) : undefined) },
     { id: "interrupted", signature: turn.interrupted ?? "", build: () => (turn.interrupted ? interrupted(turn.interrupted) : undefined) },

@@ -1,6 +1,7 @@
 // The view's fixed parts, made once as the script starts: the header (model chip, context
 // meter, Stop), the conversation that scrolls (setup card, hint, turns), the question box
-// and the live region. The page the extension writes (src/view.ts) holds only this script.
+// (with its @-mention chips and completion list) and the live region. The page the
+// extension writes (src/view.ts) holds only this script.
 
 export interface Shell {
   modelChip: HTMLButtonElement;
@@ -15,6 +16,10 @@ export interface Shell {
   announcer: HTMLElement;
   form: HTMLFormElement;
   contextRow: HTMLElement; // the chip of what the next question carries from the editor
+  mentionRow: HTMLElement; // the chips of what the user @-mentioned for the next question
+  mentionPopup: HTMLElement; // the @ completion: its listbox and a note (looking, no match)
+  mentionList: HTMLElement;
+  mentionNote: HTMLElement;
   input: HTMLTextAreaElement;
 }
 
@@ -48,11 +53,22 @@ export function shell(): Shell {
   scroller.append(setup, empty, turns);
 
   const contextRow = part("div", { id: "context-row", className: "context-row", hidden: true });
-  const input = part("textarea", { id: "follow-up-text", rows: 2, placeholder: "Ask a question about this workspace…" }, { label: "Question" });
+  const mentionRow = part("div", { id: "mention-row", className: "mention-row", hidden: true }, { label: "Mentioned with the next question" });
+  mentionRow.setAttribute("role", "list");
+  const mentionList = part("ul", { id: "mention-list", className: "mention-list" }, { label: "Mention suggestions" });
+  mentionList.setAttribute("role", "listbox");
+  const mentionNote = part("p", { className: "mention-note" });
+  const mentionPopup = part("div", { id: "mention-popup", className: "mention-popup", hidden: true });
+  mentionPopup.append(mentionList, mentionNote);
+  const input = part(
+    "textarea",
+    { id: "follow-up-text", rows: 2, placeholder: "Ask a question about this workspace… (@ to mention)" },
+    { label: "Question", autocomplete: "list", controls: "mention-list" },
+  );
   const form = part("form", { id: "follow-up" });
-  form.append(contextRow, input, part("button", { type: "submit", textContent: "Ask" }));
+  form.append(contextRow, mentionRow, mentionPopup, input, part("button", { type: "submit", textContent: "Ask" }));
 
   const announcer = part("div", { id: "announcer", className: "visually-hidden" }, { live: "polite", atomic: "true" });
   document.body.prepend(header, scroller, form, announcer);
-  return { modelChip, meter, meterFill, meterText, stop, scroller, setup, empty, turns, announcer, form, contextRow, input };
+  return { modelChip, meter, meterFill, meterText, stop, scroller, setup, empty, turns, announcer, form, contextRow, mentionRow, mentionPopup, mentionList, mentionNote, input };
 }

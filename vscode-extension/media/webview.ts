@@ -7,6 +7,7 @@ import { PanelModel, type PanelChange } from "../src/panel_model";
 import type { ToPanel } from "../src/protocol";
 import { announce } from "./announcer";
 import { focusNewApproval } from "./approval";
+import { Mentions } from "./mentions";
 import { savedDraft, saveDraft, send } from "./host";
 import { renderMeter } from "./render_meter";
 import { renderTurn } from "./render_turn";
@@ -17,6 +18,7 @@ import { shell } from "./shell";
 const ui = shell();
 const model = new PanelModel();
 const follower = new Follower(ui.scroller);
+const mentions = new Mentions(ui);
 
 function drawTurns(change: PanelChange): void {
   if (change.all) {
@@ -86,6 +88,7 @@ function receive(message: ToPanel): void {
 window.addEventListener("message", (event: MessageEvent<ToPanel>) => {
   const message = event.data;
   if (message?.type === "focus") ui.input.focus();
+  else if (message?.type === "suggestions") mentions.receive(message);
   else if (message && typeof message === "object" && typeof message.type === "string") receive(message);
 });
 
@@ -114,7 +117,8 @@ ui.form.addEventListener("submit", (event) => {
   event.preventDefault();
   const question = ui.input.value.trim();
   if (!question) return;
-  send({ type: "ask", question });
+  send({ type: "ask", question, mentions: mentions.chips });
+  mentions.sent();
   ui.input.value = "";
   saveDraft("");
   fitInput();

@@ -8,8 +8,11 @@ import { WorkDoneProgress, type LanguageClient } from "vscode-languageclient/nod
 import type { Chrome } from "./chrome";
 import type { Server } from "./client";
 import { conversationMeter, type Meter } from "./context_meter";
+import type { EditorProblem } from "./editor_context";
+import { problemsIn } from "./editor_tracker";
 import { editorWords } from "./fixes";
-import type { AskParams, AskResult, ApproveParams, LanternEvent, PanelApproval, PanelState, TurnRecord } from "./protocol";
+import { askContext, keptAttachment, mentionParams } from "./mentions";
+import type { AskParams, AskResult, ApproveParams, LanternEvent, MentionChip, PanelApproval, PanelState, TurnRecord } from "./protocol";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
 import {
   applyApproval,
@@ -40,6 +43,11 @@ interface Pending {
   approval: PanelApproval;
   turnKey: string;
   resolve: (action: string | null) => void;
+}
+
+/** A file's problems as VS Code reports them now (for `@problems`). */
+function problemsOf(uri: string): EditorProblem[] {
+  return problemsIn(vscode.Uri.parse(uri));
 }
 
 function freshConversation(): StoredConversation {
@@ -121,10 +129,12 @@ export class Questions implements vscode.Disposable {
     await this.store.setCurrent(this.conversation.id);
   }
 
-  /** Ask now, or after the answer that is running (the question is shown as queued). */
-  submit(question: string, shown?: Attachment): void {
+  /** Ask now, or after the answer that is running (the question is shown as queued), with
+   * what the user @-mentioned. */
+  submit(question: string, shown?: Attachment, mentions?: MentionChip[]): void {
     const queued = this.running !== undefined || this.conversation.turns.some((t) => t.state === "queued");
-    const turn = newTurn(crypto.randomUUID(), question, queued ? "queued" : this.server.running ? "running" : "preparing", shown);
+    const state = queued ? "queued" : this.server.running ? "running" : "preparing";
+    const turn = newTurn(crypto.randomUUID(), question, state, keptAttachment(shown, mentions), mentions);
     if (this.conversation.turns.length === 0) this.conversation.title = titleOf(question);
     this.conversation.turns.push(turn);
     this.view.show();
@@ -135,7 +145,7 @@ export class Questions implements vscode.Disposable {
   retry(key: string): void {
     const turn = this.turn(key);
     if (!turn) return;
-    this.submit(turn.question, turn.attachment);
+    this.submit(turn.question, turn.attachment, turn.mentions);
   }
 
   removeQueued(key: string): void {
@@ -174,13 +184,13 @@ export class Questions implements vscode.Disposable {
       if (cancel.token.isCancellationRequested) throw new vscode.CancellationError();
       if (applyServerReady(turn)) this.changed(turn, false);
       const history = historyOf(this.conversation.turns.filter((t) => t.key !== turn.key));
-      const a = turn.attachment;
       const params: AskParams = {
         question: turn.question,
         conversationId,
-        context: a?.context ?? (a?.uri ? { uri: a.uri, range: a.range } : undefined),
+        context: askContext(turn.attachment, turn.mentions, problemsOf),
         workDoneToken: `lantern-${turn.key}`,
         history,
+        mentions: mentionParams(turn.mentions),
       };
       const result = await this.withProgress(client, params, cancel);
       applyResult(turn, result);

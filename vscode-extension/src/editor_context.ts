@@ -60,7 +60,14 @@ function toDiagnostic(p: EditorProblem): EditorDiagnostic {
   return d;
 }
 
-function basename(path: string): string {
+/** A file's problems as `context.diagnostics` carries them: the worst first, then by line
+ * (what the server keeps when it cuts the list), at most `MAX_DIAGNOSTICS`. */
+export function diagnosticsOf(problems: readonly EditorProblem[]): EditorDiagnostic[] {
+  const sorted = [...problems].sort((a, b) => a.severity - b.severity || a.range.start.line - b.range.start.line);
+  return sorted.slice(0, MAX_DIAGNOSTICS).map(toDiagnostic);
+}
+
+export function basename(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1) || path;
 }
 
@@ -71,9 +78,8 @@ export function editorContext(state: EditorState | undefined, enabled: boolean):
   const selected = isEmpty(state.selection) ? undefined : lines(state.selection);
   if (selected) context.range = state.selection;
   if (state.visible) context.visibleRange = state.visible;
-  // The worst first, then by line: what the server keeps when it cuts the list.
-  const problems = [...state.problems].sort((a, b) => a.severity - b.severity || a.range.start.line - b.range.start.line);
-  if (problems.length) context.diagnostics = problems.slice(0, MAX_DIAGNOSTICS).map(toDiagnostic);
+  const problems = state.problems;
+  if (problems.length) context.diagnostics = diagnosticsOf(problems);
 
   const path = state.relativePath;
   const name = basename(path);

@@ -3,7 +3,7 @@
 // change. The view's × leaves the context out of the next question only.
 
 import * as vscode from "vscode";
-import { asAttachment, editorContext, type Attached, type EditorState } from "./editor_context";
+import { asAttachment, editorContext, type Attached, type EditorProblem, type EditorState } from "./editor_context";
 import type { ContextChip, Range, TurnRecord } from "./protocol";
 import { onUnlessTurnedOff } from "./trust";
 
@@ -16,6 +16,11 @@ export function enabled(): boolean {
   return onUnlessTurnedOff(vscode.workspace.getConfiguration("lantern").inspect<boolean>("editorContext"));
 }
 
+/** The problems VS Code reports for `uri` now, as plain values. */
+export function problemsIn(uri: vscode.Uri): EditorProblem[] {
+  return vscode.languages.getDiagnostics(uri).map((d) => ({ range: range(d.range), message: d.message, severity: d.severity, source: d.source }));
+}
+
 /** The plain state of `editor`, for `editorContext`. */
 export function stateOf(editor: vscode.TextEditor): EditorState {
   const uri = editor.document.uri;
@@ -26,7 +31,7 @@ export function stateOf(editor: vscode.TextEditor): EditorState {
     relativePath: folder ? vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1) : undefined,
     selection: range(editor.selection),
     visible: editor.visibleRanges[0] ? range(editor.visibleRanges[0]) : undefined,
-    problems: vscode.languages.getDiagnostics(uri).map((d) => ({ range: range(d.range), message: d.message, severity: d.severity, source: d.source })),
+    problems: problemsIn(uri),
   };
 }
 
@@ -65,6 +70,12 @@ export class EditorTracker implements vscode.Disposable {
   /** What the next question would carry, unless left out. */
   current(): Attached | undefined {
     return this.dropped || !this.editor ? undefined : editorContext(stateOf(this.editor), enabled());
+  }
+
+  /** The editor the view follows, as plain values (for `@problems`), whether or not its
+   * context goes with the next question. */
+  active(): EditorState | undefined {
+    return this.editor && stateOf(this.editor);
   }
 
   chip(): ContextChip | null {

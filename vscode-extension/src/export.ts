@@ -41,6 +41,7 @@ function turnMarkdown(turn: TurnRecord, link: Linker): string {
   const parts = [quoteQuestion(turn.question)];
   const a = turn.attachment;
   if (a) parts.push(`_Attached: ${a.label ? `${a.path} (${a.label})` : `${a.path}:${a.startLine}-${a.endLine}`}_`);
+  if (turn.mentions?.length) parts.push(`_Mentioned: ${turn.mentions.map((m) => m.label).join(", ")}_`);
   const refs = turn.result?.references ?? [];
   const answer = turn.result?.answer ?? turn.answer;
   if (answer.trim()) parts.push(linkedAnswer(answer, refs, link));

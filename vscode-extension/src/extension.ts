@@ -9,6 +9,7 @@ import { Chrome } from "./chrome";
 import { currentSettings, Server } from "./client";
 import { registerCommands } from "./commands";
 import { EditorTracker } from "./editor_tracker";
+import { MentionSuggester } from "./mention_suggest";
 import { ModelStatus } from "./model_status";
 import { PanelMessages } from "./panel_messages";
 import { Setup } from "./setup";
@@ -26,7 +27,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = new ModelStatus(view, server, questions, chrome);
   const askForKey = (): Promise<boolean> => setApiKey(server, status);
   const setup = new Setup({ client: () => server.connected(), setApiKey: askForKey, hasKey: () => server.hasKey() });
-  const panel = new PanelMessages({ view, questions, editors, setup, setApiKey: askForKey });
+  const mentions = new MentionSuggester({ server, editors, post: (message) => view.post(message), output });
+  const panel = new PanelMessages({ view, questions, editors, mentions, setup, setApiKey: askForKey });
   context.subscriptions.push(
     output,
     server,
@@ -34,6 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     questions,
     editors,
+    mentions,
     status,
     server.onDidCreateClient((client) => questions.attach(client)),
     view.onDidReceive((message) => void panel.receive(message)),

@@ -364,6 +364,25 @@ export interface PanelApproval {
 
 export type TurnState = "queued" | "preparing" | "running" | "done";
 
+/** What the user @-mentioned with a question (docs/vscode.md#mentions): a file, a folder or a
+ * symbol's lines, sent as `mentions`; or the active file's problems, sent in `context`. */
+export interface MentionChip {
+  kind: "file" | "folder" | "symbol" | "problems";
+  label: string;
+  uri?: string; // problems: the file they are of
+  range?: Range; // symbol: its lines
+}
+
+/** One row of the view's @ completion: a suggestion of the server's, or `@problems`. */
+export interface MentionOption {
+  kind: MentionChip["kind"];
+  label: string;
+  detail?: string;
+  uri?: string;
+  range?: Range;
+  refused?: string; // cannot be mentioned: why, for people
+}
+
 /** One question and everything shown for it: what the view renders and what is stored. */
 export interface TurnRecord {
   key: string;
@@ -372,6 +391,8 @@ export interface TurnRecord {
   state: TurnState;
   /** What went with the question: a selection, or the editor's context (`label` is its chip). */
   attachment?: { path: string; startLine: number; endLine: number; uri?: string; range?: Range; label?: string; context?: AskContext };
+  /** What the user @-mentioned: shown as the turn's chips, sent again on Retry. */
+  mentions?: MentionChip[];
   tools: ToolEvent[]; // the latest event of each call, in the order the calls started
   answer: string; // streamed so far (the result's answer once done)
   interrupted?: string; // a partial answer kept when the server retried, shown marked
@@ -409,6 +430,7 @@ export type ToPanel =
   | { type: "event"; key: string; event: LanternEvent } // streamed while a turn runs
   | { type: "model"; model: string | null; setup?: SetupState }
   | { type: "context"; chip: ContextChip | null } // what the next question carries
+  | { type: "suggestions"; seq: number; items: MentionOption[]; note?: string; pending?: boolean } // the @ completion for the view's query `seq`
   | { type: "focus" }; // put the cursor in the question box
 
 /** What a fix button asks the extension to do. */
@@ -424,7 +446,8 @@ export type FixAction =
 export type FromPanel =
   | { type: "ready" }
   | { type: "open"; key: string; index: number }
-  | { type: "ask"; question: string }
+  | { type: "ask"; question: string; mentions?: MentionChip[] }
+  | { type: "suggest"; seq: number; query: string } // the @ completion for what follows the @
   | { type: "stop" }
   | { type: "removeQueued"; key: string }
   | { type: "approve"; id: string; action: string }

@@ -3,8 +3,16 @@
 
 import type { AskResult, LanternEvent, PanelApproval, ToolEvent, TurnRecord } from "./protocol";
 
-export function newTurn(key: string, question: string, state: TurnRecord["state"], attachment?: TurnRecord["attachment"]): TurnRecord {
-  return { key, question, askedAt: Date.now(), state, attachment, tools: [], answer: "" };
+export function newTurn(
+  key: string,
+  question: string,
+  state: TurnRecord["state"],
+  attachment?: TurnRecord["attachment"],
+  mentions?: TurnRecord["mentions"],
+): TurnRecord {
+  const turn: TurnRecord = { key, question, askedAt: Date.now(), state, attachment, tools: [], answer: "" };
+  if (mentions?.length) turn.mentions = mentions.map((chip) => ({ ...chip }));
+  return turn;
 }
 
 /** A queued question goes ahead: running, or preparing while the server starts. */

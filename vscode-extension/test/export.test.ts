@@ -61,3 +61,32 @@ test("links are relative to where the file is saved", () => {
   assert.equal(relativeLink("/ws/notes", "/ws/src/app.py", r), "../src/app.py#L10");
   assert.equal(relativeLink("/ws", "/ws/src/my app.py", { ...r, endLine: 12 }), "src/my%20app.py#L10-L12");
 });
+
+test("an exported turn names what was mentioned with it", () => {
+  const answer = "It reads the body.";
+  const md = conversationMarkdown(
+    {
+      id: "c",
+      title: "t",
+      created: 0,
+      updated: 0,
+      turns: [
+        {
+          key: "k",
+          question: "What does it do?",
+          askedAt: 0,
+          state: "done",
+          tools: [],
+          answer,
+          mentions: [
+            { kind: "file", label: "src/app.py", uri: "file:///ws/src/app.py" },
+            { kind: "problems", label: "Problems in app.py (2)", uri: "file:///ws/src/app.py" },
+          ],
+          result: { conversationId: "c", answer, references: [], toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, stopReason: "done" },
+        },
+      ],
+    },
+    () => undefined,
+  );
+  assert.match(md, /> What does it do\?\n\n_Mentioned: src\/app\.py, Problems in app\.py \(2\)_\n\nIt reads the body\./);
+});

@@ -128,3 +128,19 @@ test("a turn's meter, compaction divider (with its summary) and warnings are sto
   // What the server gets after a reload is still the questions and answers.
   assert.deepEqual(historyOf([back as TurnRecord]), [{ question: "And the router?", answer: "It is in `src/app.py:15-20`." }]);
 });
+
+test("a turn's @-mention chips are stored and come back after a reload, a symbol with its lines", async () => {
+  const memory = new Memory();
+  const store = new ConversationStore(memory);
+  const t = turn("k1", "What calls this?", "Only `src/main.ts:5`.");
+  t.mentions = [
+    { kind: "file", label: "src/app.py", uri: "file:///w/src/app.py" },
+    { kind: "folder", label: "src/", uri: "file:///w/src" },
+    { kind: "symbol", label: "A.run (src/shapes.ts:2)", uri: "file:///w/src/shapes.ts", range: { start: { line: 1, character: 2 }, end: { line: 1, character: 30 } } },
+    { kind: "problems", label: "Problems in app.py (2)", uri: "file:///w/src/app.py" },
+  ];
+  await store.save(conversation("c1", [t]));
+  const back = new ConversationStore(memory).load("c1")?.turns[0];
+  assert.deepEqual(back?.mentions, t.mentions);
+  assert.deepEqual(settleRestored(back as TurnRecord).mentions, t.mentions);
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { activityRow } from "../src/activity";
-import type { AskResult, Compaction, Detail, LanternEvent, PanelApproval, StatusEvent, ToolEvent, TurnRecord } from "../src/protocol";
+import type { AskResult, Compaction, Detail, LanternEvent, MentionChip, PanelApproval, StatusEvent, ToolEvent, TurnRecord } from "../src/protocol";
 import {
   applyApproval,
   applyApprovalClosed,
@@ -292,4 +292,16 @@ test("a compaction or usage after the result changes nothing", () => {
   applyEvent(turn, status("compacted", { compaction }));
   assert.equal(turn.context?.used, 100);
   assert.equal(turn.compactions, undefined);
+});
+
+test("a turn keeps its own copy of the chips it was asked with; a restored turn keeps them", () => {
+  const chips: MentionChip[] = [
+    { kind: "file", label: "src/app.py", uri: "file:///w/src/app.py" },
+    { kind: "problems", label: "Problems in app.py (2)", uri: "file:///w/src/app.py" },
+  ];
+  const turn = newTurn("m", "What is wrong here?", "running", undefined, chips);
+  chips[0].label = "changed by the view";
+  assert.deepEqual(turn.mentions?.map((c) => c.label), ["src/app.py", "Problems in app.py (2)"]);
+  assert.equal(newTurn("n", "q", "running", undefined, []).mentions, undefined, "no chips: no field");
+  assert.deepEqual(settleRestored(turn).mentions, turn.mentions);
 });
