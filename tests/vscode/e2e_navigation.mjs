@@ -14,7 +14,11 @@
 //      came from the language server.
 //   2. the same question: the uses in the ignored folder, the refused name and behind the
 //      link are counted as not shown, by reason, never named, and no canary reaches the model.
-//   3. `lantern.navigation` off in the Settings editor (so `false` in the user settings) and
+//   3. `find_symbol A.run` and `find_symbol parseInt`: A.run's definition carries a type line
+//      from TypeScript's hover; parseInt has no definition in the workspace, so TypeScript is
+//      asked for the definition from its use in src/clock.ts, and the answer (the TypeScript
+//      library, outside the workspace) is counted, not shown.
+//   4. `lantern.navigation` off in the Settings editor (so `false` in the user settings) and
 //      Lantern: Restart Server (the log says the new server is not offered lantern/navigate)
 //      → the same question → tree-sitter's answer alone (docs/tools.md, the fallback):
 //      both classes' uses, no language server named or asked, and no `lantern/navigate`
@@ -24,7 +28,7 @@
 //   bash tests/vscode/setup.sh        # once; cached in .tools
 //   node tests/vscode/e2e_navigation.mjs
 //
-// Environment: LANTERN_E2E_SKIP_BUILD, LANTERN_E2E_VSIX, LANTERN_E2E_ONLY=1,2,3,
+// Environment: LANTERN_E2E_SKIP_BUILD, LANTERN_E2E_VSIX, LANTERN_E2E_ONLY=1,2,3,4,
 // LANTERN_E2E_HEADED, LANTERN_E2E_KEEP, as for e2e_context.mjs.
 // Screenshots go to tests/artifacts/e2e-navigation-*.png.
 // The last line of output is "<passed> passed, <failed> failed".
@@ -96,17 +100,22 @@ const TSCONFIG = JSON.stringify(
   2,
 ) + '\n';
 
+const CLOCK_TS = 'export const parsed = parseInt("42", 10);\n';
+
 const QUESTION = 'Where is A.run called?';
 const turns = (id) => [{ tool_calls: [{ id, name: 'find_references', arguments: { name: 'A.run' } }] }, { content: 'A.run is called in src/main.ts.' }];
 
-/** The text of the tool result for `find_references` in the fake model's last request. */
-function toolResult(fake) {
+/** The texts of the tool results in the fake model's last request (`count` of them). */
+function toolResults(fake, count) {
   const requests = fake.chatRequests();
   if (requests.length < 2) throw new Error(`expected 2 model requests, got ${requests.length}`);
   const tool = messagesOf(requests.at(-1)).filter((m) => m.role === 'tool');
-  if (tool.length !== 1) throw new Error(`expected one tool result, got ${JSON.stringify(tool)}`);
-  return tool[0].content;
+  if (tool.length !== count) throw new Error(`expected ${count} tool result(s), got ${JSON.stringify(tool)}`);
+  return tool.map((m) => m.content);
 }
+
+/** The text of the tool result for `find_references` in the fake model's last request. */
+const toolResult = (fake) => toolResults(fake, 1)[0];
 
 const A_USES = ['src/main.ts:5:', 'src/main.ts:8:'];
 const B_USES = ['src/main.ts:6:', 'src/main.ts:7:', 'src/shapes.ts:5:'];
@@ -236,8 +245,40 @@ const SCENARIOS = [
   },
   {
     n: 3,
+    name: 'find_symbol: a type line from the hover; a definition in the TypeScript library is counted, not shown',
+    turns: [
+      {
+        tool_calls: [
+          { id: 'n3a', name: 'find_symbol', arguments: { name: 'A.run' } },
+          { id: 'n3b', name: 'find_symbol', arguments: { name: 'parseInt' } },
+        ],
+      },
+      { content: 'A.run returns a number; parseInt is the library’s.' },
+    ],
+    async run({ page, fake, step }) {
+      await step('open the Lantern view', () => openLanternView(page));
+      await step('ask in the view', () => askInView(page, 'What does A.run return, and where is parseInt defined?'));
+      await step('answered', () => waitLastAnswer(page, /parseInt is the library/, { timeoutMs: SERVER_START_MS }));
+      await step('the view is idle', () => waitIdle(page));
+      const [symbol, library] = toolResults(fake, 2);
+      log(`find_symbol A.run:\n${symbol}\nfind_symbol parseInt:\n${library}`);
+      await step('A.run’s definition has a type line from TypeScript’s hover', () => {
+        if (!/^src\/shapes\.ts:2\b.*\brun\b/m.test(symbol)) throw new Error('the result does not list A.run at src/shapes.ts:2');
+        if (!/^\[language server: TypeScript\]$/m.test(symbol)) throw new Error('the result does not say the language server answered');
+        if (!/^ {2}type: .*run\(\): number/m.test(symbol)) throw new Error('the result has no type line with run(): number');
+      });
+      await step('parseInt: the library’s definition is counted as outside the workspace, not shown', () => {
+        if (!/^\[no definition of 'parseInt' under \.\]$/m.test(library)) throw new Error('the result does not say no definition was shown');
+        if (!/^\[language server: TypeScript\]$/m.test(library)) throw new Error('the result does not say the language server answered');
+        if (!/^\[\d+ more location\(s\) outside the workspace, not shown\]$/m.test(library)) throw new Error('the result does not count the library’s definition');
+        if (/\.d\.ts|node_modules|[/\\]typescript[/\\]/.test(library)) throw new Error('the result names the library file');
+      });
+    },
+  },
+  {
+    n: 4,
     name: 'lantern.navigation off: tree-sitter answers, and no lantern/navigate reaches the extension',
-    turns: turns('n3'),
+    turns: turns('n4'),
     async run({ page, fake, step, userDataDir }) {
       await step('open the Lantern view', () => openLanternView(page));
       const logFile = await step('the extension’s log file', () => until('the Lantern log file', () => lanternLogFile(userDataDir), { timeoutMs: 30_000 }));
@@ -296,6 +337,7 @@ async function main() {
     const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
     await fsp.writeFile(path.join(workspace, 'src', 'shapes.ts'), SHAPES_TS);
     await fsp.writeFile(path.join(workspace, 'src', 'main.ts'), MAIN_TS);
+    await fsp.writeFile(path.join(workspace, 'src', 'clock.ts'), CLOCK_TS);
     await fsp.writeFile(path.join(workspace, 'tsconfig.json'), TSCONFIG);
     await fsp.writeFile(path.join(workspace, '.gitignore'), 'dist/\n');
     await fsp.mkdir(path.join(workspace, 'dist'), { recursive: true });
