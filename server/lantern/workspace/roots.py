@@ -299,6 +299,8 @@ class Workspace:
                 message = refusal.message(self.relative(root, folder))
                 if refusal.denied:
                     raise ToolError("permission_denied", f"{target.rel}: {message}")
+                if refusal.failed:
+                    raise ToolError("io_error", f"{target.rel} {message}")
                 raise ToolError("ignored_path", f"{target.rel} {message}")
 
     async def open_checked_async(
