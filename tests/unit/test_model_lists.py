@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,9 @@ from lantern.agent.provider.model_lists import (
 from lantern.converter import to_json
 from lantern.settings.sources import Settings
 
+from tests.conftest import call, ctx_for, write
 from tests.fakes.openai_server import FakeOpenAI
+from tests.hang import HANG_S
 
 KEY = "sk-canary-7Qx"
 
@@ -121,6 +125,72 @@ async def test_no_key_reaches_a_probed_server(fake: FakeOpenAI) -> None:
     assert found and found[0].name == "Ollama" and found[0].models == ["fake-model"]
     for get in model_gets(fake):
         assert "authorization" not in get.headers and KEY not in str(get.headers)
+
+
+class Drip:
+    """A server on 127.0.0.1 that answers every connection one byte at a time, a byte
+    every 0.2 s, for as long as the client stays (a status line that never ends)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.open = 0  # connections the client has not closed yet
+        self.accepted = 0
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.open += 1
+                self.accepted += 1
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            while not self.stopping.wait(0.2):
+                conn.sendall(b"H")
+        except OSError:
+            pass  # the client closed the connection
+        finally:
+            conn.close()
+            with self.lock:
+                self.open -= 1
+
+    def __enter__(self) -> Drip:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.listener.close()
+
+
+async def test_probes_of_a_dripping_server_end_and_never_hold_up_file_reads(ws: Path) -> None:
+    """40 `lantern/localServers` at once against a server that sends a byte at a time:
+    each probe gives up at its timeout and closes its connection, and a file read after
+    them (on a worker thread, as every read is) is not queued behind them."""
+    write(ws, "notes.txt", "still readable\n")
+    with Drip() as drip:
+        rounds = [probe_local_servers([("vLLM", drip.base_url)]) for _ in range(40)]
+        found = await asyncio.wait_for(asyncio.gather(*rounds), HANG_S)
+        result = await asyncio.wait_for(call(ctx_for(ws), "read_file", path="notes.txt"), HANG_S)
+        assert "still readable" in result.content
+        assert found == [[]] * 40 and drip.accepted == 40  # each probe was sent
+        for _ in range(int(HANG_S / 0.05)):  # each probe closed its connection
+            if drip.open == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert drip.open == 0
 
 
 # --- the configured endpoint ------------------------------------------------------------
