@@ -179,8 +179,10 @@ class Workspace:
             if is_file_system_root(path):
                 raise ValueError(FILE_SYSTEM_ROOT)
         self.policy = policy or Policy()
+        several = len(real) > 1  # then a deny glob may start with a folder's name
         self.roots = [
-            Root.probed(n, p, self.policy) for n, p in zip(_unique_names(real), real, strict=True)
+            Root.probed(n, p, self.policy.for_root(n) if several else self.policy)
+            for n, p in zip(_unique_names(real), real, strict=True)
         ]
         digest = hashlib.sha256("\0".join(sorted(real)).encode()).hexdigest()
         self.key = digest[:16]
