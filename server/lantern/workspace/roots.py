@@ -347,7 +347,7 @@ class Workspace:
                 check_regular(fd, target.rel)
             if is_dir and target.parts and expect == "any":
                 self.check_policy(target, is_dir=True)
-            real = real_components(fd, target.root.path, target.root.names)
+            real = real_components(fd, target.root.path, target.parts, target.root.names)
             if real is not None:
                 target.root.policy.check(real, target.rel, is_dir=is_dir)
             return Opened(target, fd, st)
