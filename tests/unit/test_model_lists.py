@@ -23,7 +23,7 @@ from lantern.converter import to_json
 from lantern.settings.sources import Settings
 
 from tests.conftest import call, ctx_for, write
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, Turn
 from tests.hang import HANG_S
 
 KEY = "sk-canary-7Qx"
@@ -260,6 +260,26 @@ async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
     assert listed["detail"]["code"] == "model_redirected"
     assert model_gets(fake) == []  # neither the key nor the request went on
     assert_editor_words(listed["detail"])
+
+
+async def test_a_same_origin_308_is_followed_with_the_key(fake: FakeOpenAI) -> None:
+    fake.routes[("GET", "/v1/models")] = Turn(
+        raw="", raw_status=308, raw_headers={"Location": "/v2/models"}
+    )
+    fake.routes[("GET", "/v2/models")] = Turn(raw='{"object": "list", "data": [{"id": "m2"}]}')
+    listed = to_json(await endpoint_models(settings(baseUrl=fake.base_url, apiKey=KEY), {}))
+    assert listed["models"] == ["m2"], listed
+    gets = model_gets(fake)
+    assert [g.path for g in gets] == ["/v1/models", "/v2/models"]
+    assert all(g.headers["authorization"] == f"Bearer {KEY}" for g in gets)
+
+
+async def test_an_azure_deployment_url_gets_the_key_as_api_key(fake: FakeOpenAI) -> None:
+    base = f"http://127.0.0.1:{fake.port}/openai/deployments/gpt4o?api-version=2024-10-21"
+    fake.routes[("GET", "/openai/deployments/gpt4o/models")] = Turn(raw='{"data": []}')
+    await endpoint_models(settings(baseUrl=base, apiKey=KEY), {})
+    [get] = model_gets(fake)
+    assert get.headers["api-key"] == KEY and "authorization" not in get.headers
 
 
 async def test_a_missing_v1_is_suggested() -> None:

@@ -126,7 +126,8 @@ def list_failure(exc: BaseException, base_url: str) -> ModelError:
         if 300 <= exc.code < 400:
             kind = "redirected"
             summary = (
-                f"{shown} answered with a redirect ({exc.code}), which Lantern does not follow"
+                f"{shown} answered with a redirect ({exc.code}), which Lantern does not "
+                "follow (only a 307 or 308 on the same origin)"
             )
             fixes = (Fix("baseUrl", note="use the address it redirects to"),)
         elif exc.code in (401, 403):
