@@ -19,7 +19,7 @@ import json
 import os
 import tempfile
 import uuid
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,21 +111,22 @@ class SeenLines:
         self._ranges: dict[str, list[tuple[int, int]]] = {}
 
     def add(self, path: str, start: int, end: int) -> None:
+        """Record lines `start..end`; found by bisection among the file's ranges and
+        merged with those it overlaps or touches, so a conversation with tens of
+        thousands of ranges costs a search, not a rescan, per range."""
         if start > end:
             start, end = end, start
         start = max(start, 1)
         if end < start:
             return
-        key = _norm(path)
-        merged: list[tuple[int, int]] = []
-        for lo, hi in self._ranges.get(key, []):
-            if hi + 1 < start or end + 1 < lo:
-                merged.append((lo, hi))
-            else:
-                start, end = min(start, lo), max(end, hi)
-        merged.append((start, end))
-        merged.sort()
-        self._ranges[key] = merged
+        ranges = self._ranges.setdefault(_norm(path), [])
+        # The ranges are disjoint and apart, so their ends rise with their starts:
+        # [first, last) are those that reach `start - 1` and begin by `end + 1`.
+        first = bisect_left(ranges, start - 1, key=lambda r: r[1])
+        last = bisect_right(ranges, end + 1, lo=first, key=lambda r: r[0])
+        if first < last:
+            start, end = min(start, ranges[first][0]), max(end, ranges[last - 1][1])
+        ranges[first:last] = [(start, end)]
 
     def add_all(self, spans: Iterable[SeenSpan]) -> None:
         for item in spans:

@@ -250,6 +250,15 @@ class Policy:
             view = self._views[names] = Policy(self.deny_globs, names)
         return view
 
+    def for_root(self, name: str) -> Policy:
+        """This policy for the workspace folder `name`, one of several: a deny glob written
+        with that folder's name first (`api/secrets/**`, `/api/…`, `!api/…`), as paths
+        are named to the model, is matched inside the folder too, anchored at it and
+        placed right after itself (so a later `!glob` keeps its place). Every glob still
+        applies inside each folder as written."""
+        globs = [each for glob in self.deny_globs for each in (glob, *_inside(glob, name))]
+        return Policy(globs, self.names) if len(globs) > len(self.deny_globs) else self
+
     def refusal(self, components: Sequence[str], *, is_dir: bool = False) -> str | None:
         """Why `components` (relative to a root) must not be touched, or None."""
         if not components:
@@ -325,6 +334,16 @@ class Policy:
         for folder, name in sorted(SENSITIVE_PAIRS):
             yield f"!**/{folder}/{name}"
             yield f"!**/{folder}/{name}{backups}"
+
+
+def _inside(glob: str, root: str) -> tuple[str, ...]:
+    """`glob` as a glob inside the workspace folder `root` when it starts with that
+    folder's name (`api/secrets/**` → `/secrets/**`; `api/` → `/**`), else nothing."""
+    bang = "!" if glob.startswith("!") else ""
+    head, slash, rest = glob.removeprefix(bang).lstrip("/").partition("/")
+    if head != root or not slash:
+        return ()
+    return (f"{bang}/{rest or '**'}",)
 
 
 def _folder_reason(folder: Sequence[str]) -> str:
