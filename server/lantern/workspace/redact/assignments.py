@@ -28,7 +28,7 @@ _ASSIGNMENT = re.compile(
     r"""
     (?<![A-Za-z0-9_.\-])                    # the name starts at a word boundary
     -{0,2}+                                 # --password=...
-    (?P<nq>["']?)                           # "name": ... / 'name' => ...
+    (?P<nq>(?:\\?+["'])?)                   # "name": ... / 'name' => ... / \"name\":
     (?=[A-Za-z0-9_.\-]{0,60}?KEYWORD)
     (?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63}+)
     (?P=nq)
@@ -38,6 +38,7 @@ _ASSIGNMENT = re.compile(
         "SCHEME(?P<dq>[^"\r\n]{MIN,}+)(?:"|(?=\r?$))
       | 'SCHEME(?P<sq>[^'\r\n]{MIN,}+)(?:'|(?=\r?$))
       | `SCHEME(?P<bq>[^`\r\n]{MIN,}+)(?:`|(?=\r?$))
+      | \\"SCHEME(?P<eq>(?:[^"\\\r\n]++|\\(?!"))++)(?:\\"|(?=\r?$))  # \"…\": JSON in a string
       | SCHEME(?P<bare>VALUE{MIN,}+={0,2}+)(?![^\s"'`=:,;){}\]<>\\])
     )
     """.replace("KEYWORD", KEYWORD)
@@ -60,7 +61,7 @@ def assignments(text: str) -> tuple[str, list[Span]]:
     base = 0  # where the piece being scanned starts in `text`
 
     def replace(match: re.Match[str]) -> str:
-        group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
+        group = next(g for g in ("dq", "sq", "bq", "eq", "bare") if match.group(g) is not None)
         value = match.group(group)
         after_scheme = _SCHEME_BEFORE.search(match.string, match.start(), match.start(group))
         # After `Basic`/`Bearer`, anything but a plain word is a credential (base64 of
