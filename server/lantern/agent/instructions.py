@@ -5,12 +5,13 @@ each root's first of `AGENTS.md`, `CLAUDE.md`, `.github/copilot-instructions.md`
 and `.cursorrules` that the read path lets Lantern open (checks 2–5: a link, a
 FIFO, an ignored, denied or secret-named file is skipped) is offered like a read:
 the user approves it (tool `project_instructions`, so the prompt says why; the
-answers and what they remember are read_file's), it is read, decoded, redacted
-and escaped as read_file's lines are, cut to `CAP_BYTES` on a line boundary, and
-audited. What was approved is kept in the conversation as framed, untrusted text
-and put before the first user message of every request (`with_instructions`), so
-history compaction never drops it. It is only text: nothing in it is followed
-(`@path` lines load nothing), and no setting, approval or check reads it.
+answers and what they remember are read_file's), it is read, decoded, redacted,
+escaped and numbered as read_file's lines are (`12│…`, so no line can imitate the
+frame), cut to `CAP_BYTES` on a line boundary, and audited. What was approved is
+kept in the conversation as framed, untrusted text and put before the first user
+message of every request (`with_instructions`), so history compaction never drops
+it. It is only text: nothing in it is followed (`@path` lines load nothing), and no
+setting, approval or check reads it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ NAMES: tuple[tuple[str, ...], ...] = (
     (".github", "copilot-instructions.md"),
     (".cursorrules",),
 )
-CAP_BYTES = 8 * 1024  # of each file's lines as sent (UTF-8, a newline after each)
+CAP_BYTES = 8 * 1024  # of each file's numbered lines as sent (UTF-8, a newline after each)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def _fit(lines: list[str]) -> tuple[list[str], bool]:
 def framed(rel: str, win: Window) -> tuple[str, int]:
     """The text the model gets for one file's window, and how many lines it shows."""
     name = escape_line(rel)
-    kept, cut = _fit(win.lines)
+    # Numbered as read_file's lines are: no line of the file can pass for a marker of
+    # Lantern's (a forged `[end of project instructions …]` or frame head).
+    kept, cut = _fit([f"{n}│{text}" for n, text in enumerate(win.lines, start=win.first)])
     notes = []
     if cut or win.last < win.total:
         notes.append(
