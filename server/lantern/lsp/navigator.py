@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 TIMEOUT_S = 5.0
 MAX_LOCATIONS = 2000  # entries of one answer looked at; the rest are counted, not read
 MAX_URI_CHARS = 4096
-MAX_SOURCE_CHARS = 60
+# Of `source`, kept as sent: the tool redacts it and only then cuts it to what is shown.
+MAX_SOURCE_CHARS = 4096
 
 
 def offered_ops(server: LanguageServer) -> frozenset[str]:

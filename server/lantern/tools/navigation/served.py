@@ -23,9 +23,10 @@ from lantern.tools.navigation.files import Loaded
 from lantern.tools.navigation.symbols import last_segment, match_rank
 from lantern.tools.navigator import NavAnswer, NavigationTimeout
 from lantern.workspace.lines import split_lines
-from lantern.workspace.redact.redactor import redact
+from lantern.workspace.redact.redactor import redacted_prefix
 
 MAX_ANCHORS = 4  # definitions one lookup asks from
+SHOWN_SOURCE_CHARS = 60  # of the answer's `source`, redacted first
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ async def ask(ctx: ToolContext, op: str, anchors: Sequence[Anchor]) -> Asked | N
         elif answer is not None and (answer.locations or answer.malformed or answer.over):
             given.append(answer)
     if given:
-        source = escape_line(redact(given[0].source).text)
+        source = escape_line(redacted_prefix(given[0].source, SHOWN_SOURCE_CHARS)[0])
         return Asked(_merged(given), f"[language server: {source}]", source)
     if timed_out:
         seconds = f"{navigator.timeout_s:g}"

@@ -102,10 +102,15 @@ def assignments(text: str) -> tuple[str, list[Span]]:
 
 # --- <password>…</password> --------------------------------------------------------------
 
+# The value ends at its closing tag, or at the line's end (a value cut there by a caller
+# that shows only part of a long line, or one that goes on below).
 _XML = re.compile(
     rf"<(?P<tag>(?=[\w:.-]{{0,60}}?{KEYWORD})[A-Za-z_][\w:.-]{{0,63}}+)"
-    r"(?:[ \t][^<>\n]{0,256}+)?>(?P<value>[^<\n]++)</(?P=tag)[ \t]*+>"
+    r"(?:[ \t][^<>\n]{0,256}+)?>(?P<value>[^<\r\n]++)"
+    r"(?:(?P<close></(?P=tag)[ \t]*+>)|(?=\r?\n|\r?\Z))"
 )
+# An unclosed value is taken only when it is one run of a key's characters (base64, hex).
+_KEY_CHARS = re.compile(r"[A-Za-z0-9+/=_.~-]++")
 
 
 def _named_values(
@@ -117,6 +122,9 @@ def _named_values(
 
     def replace(match: re.Match[str]) -> str:
         value = match.group("value")
+        unclosed = "close" in pattern.groupindex and match.group("close") is None
+        if unclosed and _KEY_CHARS.fullmatch(value.strip()) is None:
+            return match.group()
         if not is_secret_value(match.group(name), value.strip() if strip else value, bare=False):
             return match.group()
         line = line_of(match.start())
@@ -198,7 +206,7 @@ def named_values(text: str) -> tuple[str, list[Span]]:
     `<password>…</password>` / `<apiKey>…</apiKey>`, and the argument after a quoted
     name in `define('DB_PASSWORD', 's3cr3t!')`."""
     spans: list[Span] = []
-    if "</" in text:
+    if "<" in text:
         text = _named_values(_XML, "tag", text, spans, strip=True)
     if "," in text:
         text = _named_values(_NAME_COMMA_VALUE, "name", text, spans)

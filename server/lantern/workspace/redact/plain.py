@@ -167,14 +167,16 @@ def scheme_credentials(text: str, spans: list[Span]) -> str:
 # --- JWK private members ------------------------------------------------------------------
 
 # The quotes may be escaped (`\"d\": \"…\"`: JSON inside a notebook or a string literal).
+# A value with no closing quote (or tag, below) runs to the line's end: it was cut there.
 _JWK = re.compile(
     r"""(?P<q>\\?+["'])(?:d|p|q|dp|dq|qi|k)(?P=q)[ \t]*+:[ \t]*+"""
-    r"""(?P=q)(?P<value>[\w-]{20,}+)(?P=q)"""
+    r"""(?P=q)(?P<value>[\w-]{20,}+)(?:(?P=q)|(?=\r?\n|\Z))"""
 )
 # The private parts of a .NET `<RSAKeyValue>` (`RSA.ToXmlString(true)`); `Modulus` and
 # `Exponent` are public.
 _RSA_KEY_VALUE = re.compile(
-    r"<(?P<tag>D|P|Q|DP|DQ|InverseQ)>[ \t]*+(?P<value>[A-Za-z0-9+/]{16,}+={0,2}+)[ \t]*+</(?P=tag)>"
+    r"<(?P<tag>D|P|Q|DP|DQ|InverseQ)>[ \t]*+(?P<value>[A-Za-z0-9+/]{16,}+={0,2}+)"
+    r"(?:[ \t]*+</(?P=tag)>|(?=\r?\n|\Z))"
 )
 
 

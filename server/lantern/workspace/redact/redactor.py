@@ -101,7 +101,7 @@ from lantern.workspace.redact.plain import plain_secrets
 from lantern.workspace.redact.tokens import split_tokens, tokens
 from lantern.workspace.redact.values import Span
 
-__all__ = ["BLOCK_HINT", "YAML_HINT", "Redaction", "redact"]
+__all__ = ["BLOCK_HINT", "CUT_MARGIN", "YAML_HINT", "Redaction", "redact", "redacted_prefix"]
 
 # The passes, in order; each returns the new text and a span per secret it replaced.
 _PASSES: tuple[Callable[[str], tuple[str, list[Span]]], ...] = (
@@ -165,3 +165,20 @@ def redact(text: str) -> Redaction:
     for rule, _, _ in spans:
         counts[rule] = counts.get(rule, 0) + 1
     return Redaction(text=text, counts=counts, spans=tuple(spans))
+
+
+#: How far past a cut a text is redacted, so that a token straddling the cut is still
+#: recognised (`redacted_prefix`, a read_file window's long lines). A secret that runs
+#: further (a value whose closing quote or tag lies past it) is redacted to the cut: the
+#: rules take a line's end for a value's end.
+CUT_MARGIN = 1024
+
+
+def redacted_prefix(text: str, limit: int) -> tuple[str, bool]:
+    """The first `limit` characters of `text` as the model may see them, and whether
+    anything was cut off: redacted first (up to `CUT_MARGIN` characters past the cut, so
+    a token that straddles it is recognised whole), then cut. Cutting first would leave
+    a token's first part, which no rule recognises, in plain sight."""
+    if len(text) <= limit:
+        return redact(text).text, False
+    return redact(text[: limit + CUT_MARGIN]).text[:limit], True
