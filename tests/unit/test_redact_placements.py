@@ -181,6 +181,47 @@ def test_secrets_inside_escaped_quotes_are_redacted() -> None:
         assert "[REDACTED:" in out, name
 
 
+# --- typed constants ----------------------------------------------------------------------
+
+_TYPED = _canary(_ALNUM + "#!", 14)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'const Password string = "{pw}"\n',
+        '\tDBPassword   string = "{pw}"\n',
+        'var apiKey string = "{pw}"\n',
+        'const SECRET: &str = "{pw}";\n',
+        "static API_KEY: &'static str = \"{pw}\";\n",
+        'pub(crate) const DB_PASSWORD: &str = "{pw}";\n',
+        '#define DB_PASSWORD "{pw}"\n',
+        '  #  define API_KEY L"{pw}"\n',
+    ],
+)
+def test_typed_secret_constants_are_redacted(template: str) -> None:
+    for secret in (_TYPED, "hunter42x"):  # random-looking; a password with a digit
+        if "assw" not in template and secret == "hunter42x":
+            continue
+        out = _redacted(template.format(pw=secret))
+        assert secret not in out and "[REDACTED:assignment]" in out, out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "const KeyLength int = 32\n",
+        "pub const TOKEN_TTL: u64 = 3600;\n",
+        '#define API_KEY_HEADER "X-Api-Key"\n',
+        '#define PASSWORD_PROMPT "Password: "\n',
+        "#define KEY_UP 0x48\n",
+        'const PasswordField string = "password"\n',
+    ],
+)
+def test_typed_constants_that_hold_no_secret_are_left_alone(line: str) -> None:
+    assert redact(line).text == line
+
+
 # --- what must not change -------------------------------------------------------------------
 
 

@@ -32,7 +32,12 @@ _ASSIGNMENT = re.compile(
     (?=[A-Za-z0-9_.\-]{0,60}?KEYWORD)
     (?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63}+)
     (?P=nq)
-    (?:[ \t]{0,8}+:[ \t]{0,8}+[A-Za-z_][A-Za-z0-9_.|\[\],\ \t]{0,64}+(?<=[ \t])(?==))?
+    (?:                                     # a type between the name and `=`:
+        [ \t]{0,8}+:[ \t]{0,8}+[A-Za-z_&][A-Za-z0-9_.|\[\],&'*<>\ \t]{0,64}+(?<=[ \t])(?==)
+                                            # name: str = / NAME: &'static str = (Rust)
+      | [ \t]{1,8}+[A-Za-z_*\[][A-Za-z0-9_.\[\]*]{0,63}+[ \t]{1,8}+(?==)
+                                            # Password string = (Go)
+    )?
     [ \t]{0,8}+(?::=|=>|=|:)[ \t]{0,8}+     # = : := =>
     (?:
         "SCHEME(?P<dq>[^"\r\n]{MIN,}+)(?:"|(?=\r?$))
@@ -201,11 +206,21 @@ _NAME_COMMA_VALUE = re.compile(
 )
 
 
+# `#define DB_PASSWORD "value"` (C, C++, Objective-C; `L"…"`, `u8"…"` too).
+_DEFINE = re.compile(
+    rf"^[ \t]*+\#[ \t]*+define[ \t]++(?=[\w]{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_]\w{{0,63}}+)"
+    r"[ \t]++(?:u8|[LuU])?+\"(?P<value>[^\"\r\n]++)\"",
+    re.MULTILINE,
+)
+
+
 def named_values(text: str) -> tuple[str, list[Span]]:
     """The value named by a secret-like name outside an assignment: the text of
-    `<password>…</password>` / `<apiKey>…</apiKey>`, and the argument after a quoted
-    name in `define('DB_PASSWORD', 's3cr3t!')`."""
+    `<password>…</password>` / `<apiKey>…</apiKey>`, the argument after a quoted
+    name in `define('DB_PASSWORD', 's3cr3t!')`, and a C `#define DB_PASSWORD "…"`."""
     spans: list[Span] = []
+    if "define" in text:
+        text = _named_values(_DEFINE, "name", text, spans)
     if "<" in text:
         text = _named_values(_XML, "tag", text, spans, strip=True)
     if "," in text:

@@ -36,7 +36,9 @@ redacted once, by the most specific rule:
    ``%s``, ``***``) are left.
 4. ``assignment``: ``NAME=value``, ``NAME: value``, ``NAME := value``, ``export NAME=value``,
    ``--name=value``, ``"name": "value"``, ``'name' => 'value'``, ``name = "value"``,
-   ``name: str = "value"``, ``<name>value</name>``, ``define('NAME', 'value')`` (a quoted
+   ``name: str = "value"``, typed constants (``const Password string = "value"`` in Go,
+   ``const SECRET: &str = "value"`` and ``static KEY: &'static str`` in Rust, C's
+   ``#define DB_PASSWORD "value"``), ``<name>value</name>``, ``define('NAME', 'value')`` (a quoted
    name, a comma, a quoted value: call arguments), a value in JSON-escaped quotes
    (``API_KEY = \\"…\\"`` in a notebook's source or a string literal), a value
    holding ``:``, ``=`` or brackets (a Django ``SECRET_KEY``) at a line's start, after a
