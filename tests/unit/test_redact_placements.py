@@ -197,6 +197,7 @@ _TYPED = _canary(_ALNUM + "#!", 14)
         'pub(crate) const DB_PASSWORD: &str = "{pw}";\n',
         '#define DB_PASSWORD "{pw}"\n',
         '  #  define API_KEY L"{pw}"\n',
+        '// #define API_TOKEN "{pw}"\n',
     ],
 )
 def test_typed_secret_constants_are_redacted(template: str) -> None:

@@ -206,11 +206,11 @@ _NAME_COMMA_VALUE = re.compile(
 )
 
 
-# `#define DB_PASSWORD "value"` (C, C++, Objective-C; `L"…"`, `u8"…"` too).
+# `#define DB_PASSWORD "value"` (C, C++, Objective-C; `L"…"`, `u8"…"` too), also commented
+# out or quoted (`// #define …`, `\"value\"` in a notebook).
 _DEFINE = re.compile(
-    rf"^[ \t]*+\#[ \t]*+define[ \t]++(?=[\w]{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_]\w{{0,63}}+)"
-    r"[ \t]++(?:u8|[LuU])?+\"(?P<value>[^\"\r\n]++)\"",
-    re.MULTILINE,
+    rf"(?<!\w)\#[ \t]*+define[ \t]++(?=\w{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_]\w{{0,63}}+)"
+    r"[ \t]++(?:u8|[LuU])?+(?P<q>\\?+)\"(?P<value>[^\"\\\r\n]++)(?P=q)\""
 )
 
 
