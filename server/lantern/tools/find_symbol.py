@@ -26,6 +26,7 @@ from lantern.tools.navigation.symbols import (
     match_rank,
     symbol_name,
 )
+from lantern.tools.ripgrep.result_filter import display
 
 DESCRIPTION = (
     "Find where a symbol is defined: classes, functions, methods, types, constants. "
@@ -78,7 +79,7 @@ def _ranked(found: _Found) -> list[ShownDefinition]:
 
 
 def _render(name: str, where: str, ranked: list[ShownDefinition]) -> str:
-    lines = [f"[untrusted definitions of {name!r} under {where}]"]
+    lines = [f"[untrusted definitions of {name!r} under {display(where)}]"]
     lines += [item.line for item in ranked[:MAX_DEFINITIONS]]
     if len(ranked) > MAX_DEFINITIONS:
         more = len(ranked) - MAX_DEFINITIONS
@@ -90,7 +91,7 @@ async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     found = _Found(args.name, cache_for(ctx.code_cache))
     where, decision, extra = await look_up(ctx, "find_symbol", args.path, args.name, found.visit)
     if not found.shown:
-        head = f"[no definition of {args.name!r} under {where}]"
+        head = f"[no definition of {args.name!r} under {display(where)}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
     ranked = _ranked(found)
     content = _render(args.name, where, ranked)
