@@ -263,3 +263,4 @@ class ModelSide:
                 outcome=outcome,
                 ms=(time.perf_counter() - started) * 1000,
             )
+
