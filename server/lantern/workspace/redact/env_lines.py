@@ -14,9 +14,10 @@ Where such a pair is looked for:
 
 The value runs to the end of the line, or, in the last two forms, to a quote or a space;
 a `\\n` escape and the JSON string's closing quote are not part of it. Code is left:
-an indented `key=f(x),` (a keyword argument), and values shaped like a call, a
-subscript or a structure (`f(x)`, `a[1:2]`, `Optional[str]=None`, `{…}`, `[…]`), or
-a URL with no password in it.
+an indented `key=f(x),` (a keyword argument), values shaped like a call, a subscript
+or a structure (`f(x)`, `a[1:2]`, `Optional[str]=None`, `{…}`, `[…]`), values that
+hold a quote or a backslash (a string literal, a line continuation), and a URL with no
+password in it.
 
 Each pattern is tried only on lines that hold a secret-like word, starts at a line's
 start, a quote or a space, and takes its value possessively: linear.
