@@ -15,7 +15,6 @@ server restart) can seed a new, empty conversation with them (`seed`).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import tempfile
 import uuid
@@ -25,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantern.agent.conversation_file import FILE_VERSION, checked, parsed
 from lantern.agent.inputs import HistoryTurn
+from lantern.agent.instruction_frame import reframed
 from lantern.agent.protocol.seam import Name, result_ids
 from lantern.agent.tokens import message_tokens
 from lantern.escaping import json_text
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from lantern.tools.base import SeenSpan
 
 SHORTENED_KEEP = 200
-FILE_VERSION = 1
 HISTORY_TURNS = 50  # the most earlier turns a client can seed a conversation with
 HISTORY_ANSWER_BYTES = 32 * 1024  # each seeded answer, UTF-8
 HISTORY_QUESTION_BYTES = 8 * 1024  # each seeded question
@@ -71,9 +71,10 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _texts(value: object) -> list[str] | None:
-    """A conversation file's `instructions`: a list of strings, else not offered yet."""
+    """A conversation file's `instructions`: a list of strings, each kept only as a frame
+    (`instruction_frame.reframed`); else not offered yet."""
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return list(value)
+        return [reframed(item) for item in value]
     return None
 
 
@@ -256,11 +257,12 @@ class Conversation:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Conversation:
-        if data.get("version") != FILE_VERSION or not isinstance(data.get("messages"), list):
-            raise ValueError("not a Lantern conversation file")
+    def from_json(cls, data: object) -> Conversation:
+        """A conversation from a file's JSON; ValueError unless every part has the shape
+        Lantern writes (`conversation_file.checked`)."""
+        data = checked(data)
         return cls(
-            id=str(data["id"]),
+            id=data["id"],
             messages=list(data["messages"]),
             seen=SeenLines.from_json(data.get("seen") or []),
             answered=dict(data.get("answered") or {}),
@@ -290,7 +292,13 @@ class Conversation:
 
     @classmethod
     def load(cls, path: Path) -> Conversation:
-        return cls.from_json(json.loads(path.read_text("utf-8")))
+        """The conversation kept in `path`; OSError, or ValueError saying (in one line,
+        quoting nothing of it) what is wrong with the file."""
+        try:
+            text = path.read_text("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("not UTF-8 text") from None
+        return cls.from_json(parsed(text))
 
 
 class Conversations:

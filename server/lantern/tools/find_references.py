@@ -82,7 +82,7 @@ class _Found:
 
 
 def _render(name: str, where: str, uses: list[ShownUse], more: bool, header: str | None) -> str:
-    lines = [f"[untrusted uses of {name!r} under {where}]"]
+    lines = [f"[untrusted uses of {name!r} under {display(where)}]"]
     if header is not None:
         lines.append(header)
     for use in uses[:MAX_USES]:
@@ -130,7 +130,7 @@ async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolRes
         uses, more, dropped = await _served(ctx, args, where, asked.answer, found.anchors)
         extra = [*dropped, *extra]
     if not uses:
-        head = f"[no uses of {args.name!r} under {where}]"
+        head = f"[no uses of {args.name!r} under {display(where)}]"
         lines = [head, *([header] if header else []), *extra]
         return ToolResult("\n".join(lines), path=where, decision=decision, source=source)
     uses = sorted(uses, key=lambda u: (u.path, u.line))

@@ -36,6 +36,7 @@ from lantern.tools.navigation.symbols import (
 )
 from lantern.tools.navigation.typed import TYPE_PREFIX, Types, types_of
 from lantern.tools.navigator import Navigator
+from lantern.tools.ripgrep.result_filter import display
 
 DESCRIPTION = (
     "Find where a symbol is defined: classes, functions, methods, types, constants. "
@@ -99,7 +100,8 @@ def _ranked(found: _Found) -> list[ShownDefinition]:
 
 
 def _head(name: str, where: str, header: str | None) -> list[str]:
-    return [f"[untrusted definitions of {name!r} under {where}]", *([header] if header else [])]
+    head = f"[untrusted definitions of {name!r} under {display(where)}]"
+    return [head, *([header] if header else [])]
 
 
 def _more(more: int) -> list[str]:
@@ -136,7 +138,7 @@ async def _not_found(
     """No definition the engine found: the language servers' definitions, if any."""
     served = await served_definitions(ctx, args.name, args.path, where, found.uses)
     if served is None or not served.lines:
-        head = f"[no definition of {args.name!r} under {where}]"
+        head = f"[no definition of {args.name!r} under {display(where)}]"
         told = [served.header, *served.notes] if served is not None else []
         source = served.source if served is not None else None
         return ToolResult(

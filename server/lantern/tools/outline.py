@@ -41,7 +41,7 @@ from lantern.tools.navigation.files import (
     walk_notes,
 )
 from lantern.tools.navigation.shown import ShownDefinition, show_definitions
-from lantern.tools.ripgrep.result_filter import open_targets
+from lantern.tools.ripgrep.result_filter import display, open_targets
 from lantern.workspace.lines import looks_binary
 from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_OUTPUT_BYTES
@@ -191,9 +191,9 @@ async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> 
     decision = await approve(ctx, "outline", handle)
     items, unread = await asyncio.to_thread(_one_file, handle, cache)
     if not items:
-        return ToolResult(f"[no definitions in {rel}]", path=rel, decision=decision)
+        return ToolResult(f"[no definitions in {display(rel)}]", path=rel, decision=decision)
     total = len(items) + unread
-    head = f"[untrusted outline of {rel}: {total:,} definition(s)]"
+    head = f"[untrusted outline of {display(rel)}: {total:,} definition(s)]"
     kept = _fit(items)
     more = total - len(kept)
     notes = [f"[{more:,} more definition(s) not shown; use find_symbol or read_file for the rest]"]
@@ -216,11 +216,11 @@ async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
             handle.close()
     extra = [*walk_notes(walked), *notes]
     if not folder.files:
-        head = f"[no definitions found in the supported files under {where}]"
+        head = f"[no definitions found in the supported files under {display(where)}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
     kept, left = _folder_lines(folder.files)
     head = (
-        f"[untrusted outline of {where}: top-level definitions of {len(folder.files):,} "
+        f"[untrusted outline of {display(where)}: top-level definitions of {len(folder.files):,} "
         "file(s), shallower files and files with more definitions first; in each file "
         "public definitions, then private helpers, then constants]"
     )

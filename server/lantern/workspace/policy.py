@@ -62,6 +62,7 @@ SENSITIVE_NAMES = frozenset(
         ".pki",
         ".mozilla",
         ".thunderbird",
+        ".yarnrc.yml",  # Yarn's npmAuthToken
         # shell and editor histories (names ending in `history` too: `_history`)
         ".viminfo",
         ".lesshst",
@@ -103,6 +104,10 @@ SENSITIVE_PAIRS = frozenset(
         ("github-copilot", "apps.json"),
         (".ngrok2", "ngrok.yml"),
         ("ngrok", "ngrok.yml"),
+        ("pip", "pip.conf"),  # ~/.config/pip: index URLs with passwords
+        ("pip", "pip.ini"),  # %APPDATA%\pip
+        (".pip", "pip.conf"),
+        (".pip", "pip.ini"),
     }
 )
 #: Histories (`.bash_history`, `.psql_history`, `.node_repl_history`, `.Rhistory`): a
