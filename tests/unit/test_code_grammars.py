@@ -1,6 +1,7 @@
 """lantern.code on TypeScript, TSX, Go, Rust, Java, C and C++: a fixture per language
-with every kind of definition it has (tests/unit/code_fixtures/), and uses that never
-hit a comment, a string or a character literal."""
+with every kind of definition it has (tests/unit/code_fixtures/; for C++ also one behind
+export and lock-annotation macros), and uses that never hit a comment, a string or a
+character literal."""
 
 from __future__ import annotations
 
@@ -112,6 +113,22 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, int, int, int]]] = {
         ("method", "geo.shapes.Box.run", 33, 33, 0),
         ("function", "main", 35, 37, 0),
     ],
+    ("annotated.cpp", "cpp"): [
+        ("namespace", "lamp", 4, 49, 0),
+        ("namespace", "lamp.detail", 5, 48, 1),
+        ("class", "lamp.detail.Registry", 7, 13, 2),
+        ("method", "lamp.detail.Registry.Forget", 9, 9, 3),
+        ("method", "lamp.detail.Registry.Sweep", 10, 10, 3),
+        ("method", "lamp.detail.Registry.Oldest", 11, 11, 3),
+        ("method", "lamp.detail.Registry.Newest", 12, 12, 3),
+        ("method", "lamp.detail.Registry.Forget", 16, 20, 2),
+        ("method", "lamp.detail.Registry.IsEmpty", 22, 24, 2),
+        ("function", "lamp.detail.GetReporter", 27, 30, 2),
+        ("function", "lamp.detail.GetTable", 32, 35, 2),
+        ("function", "lamp.detail.JoinNames", 37, 39, 2),
+        ("function", "lamp.detail.MakeWidget", 41, 41, 2),
+        ("function", "lamp.detail.DefaultOptions", 43, 46, 2),
+    ],
 }
 
 
@@ -154,6 +171,14 @@ SIGNATURES = {
         "geo.shapes.Box": "template <typename T> class Box : public Base",
         "geo.shapes.Box.get": "T get() const",
         "geo.shapes.Mode": "enum class Mode : int",
+    },
+    ("annotated.cpp", "cpp"): {
+        "lamp.detail.Registry.Sweep": "void Sweep() REQUIRES(lock_)",
+        "lamp.detail.Registry.Oldest": "Entry* Oldest() const REQUIRES(lock_)",
+        "lamp.detail.Registry.Newest": "const Entry& Newest() const;",
+        "lamp.detail.Registry.IsEmpty": "bool Registry::IsEmpty() const EXCLUDES(lock_)",
+        "lamp.detail.GetReporter": "PUBLIC_API ReporterInterface* GetReporter()",
+        "lamp.detail.GetTable": "static PUBLIC_API LookupTableInterface& GetTable()",
     },
 }
 

@@ -98,24 +98,21 @@ def _candidates(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Fo
         m for piece in pieces(tree)[0] for m in tree_sitter.QueryCursor(query).matches(piece)
     ]
     by_name: dict[int, Found] = {}
+    tails: set[tuple[int, int]] = set()
     for index, captured in matches:
         captures = {name: nodes[0] for name, nodes in captured.items() if nodes}
         if "d" not in captures:
             continue
         for found in rules[index].describe(captures, source):
+            if found.tail is not None:
+                tails.add((found.tail.start_byte, found.tail.end_byte))
             key = found.name_node.start_byte
             kept = by_name.get(key)
-            if kept is None or _wider(found, kept):
+            if kept is None or found.end - found.start > kept.end - kept.start:
                 by_name[key] = found
-    ordered = list(by_name.values())
-    ordered.sort(key=lambda f: (f.node.start_byte, -f.node.end_byte))
+    ordered = [f for f in by_name.values() if (f.start, f.end) not in tails]
+    ordered.sort(key=lambda f: (f.start, -f.end))
     return ordered
-
-
-def _wider(found: Found, kept: Found) -> bool:
-    return (found.node.end_byte - found.node.start_byte) > (
-        kept.node.end_byte - kept.node.start_byte
-    )
 
 
 def _nest(
@@ -125,7 +122,7 @@ def _nest(
     name_starts: set[int] = set()
     stack: list[_Open] = []
     for item in found:
-        start = item.node.start_byte
+        start = item.start
         while stack and stack[-1].end <= start:
             stack.pop()
         outer = stack[-1] if stack else None
@@ -137,7 +134,7 @@ def _nest(
             continue
         qualname = f"{outer.qualname}.{item.name}" if outer and outer.qualname else item.name
         if item.listed:
-            end = item.node.end_byte if item.header_end is None else item.header_end
+            end = item.end if item.header_end is None else item.header_end
             signature = one_line(source[start : max(start, end)])
             depth = len(stack)
             definitions.append(
@@ -145,7 +142,7 @@ def _nest(
                     kind,
                     qualname,
                     lines.line(start),
-                    lines.last_line(start, item.node.end_byte),
+                    lines.last_line(start, item.end),
                     signature,
                     depth,
                     depth > 0 or public(start, qualname, signature),
@@ -154,7 +151,7 @@ def _nest(
             name_starts.add(item.name_node.start_byte)
         if kind in CONTAINERS:
             inside = in_function or kind in _FUNCTIONS
-            stack.append(_Open(item.node.end_byte, qualname, kind, inside))
+            stack.append(_Open(item.end, qualname, kind, inside))
     definitions.sort(key=lambda d: (d.start, d.depth))
     return definitions, name_starts
 
