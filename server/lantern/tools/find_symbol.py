@@ -4,7 +4,8 @@ Candidates are the files where the name's last segment stands as a whole word (r
 `navigation/files.py`); only those are parsed (through the conversation's parse cache),
 and only definitions whose qualified name is the name, or ends with `.name`, are kept.
 Ranked: an exact qualified match first, then shallower paths, then by path and line.
-What is shown is redacted (`navigation/shown.py`).
+What is shown is redacted (`navigation/shown.py`). A file whose definitions nest too
+deep to be listed in full is named in a note (`navigation/unsearched.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lantern.tools.navigation.symbols import (
     match_rank,
     symbol_name,
 )
+from lantern.tools.navigation.unsearched import not_searched
 
 DESCRIPTION = (
     "Find where a symbol is defined: classes, functions, methods, types, constants. "
@@ -57,9 +59,12 @@ class _Found:
         self.name = name
         self.cache = cache
         self.shown: list[tuple[int, ShownDefinition]] = []
+        self.unsearched: list[tuple[str, str]] = []  # (path, what its definitions leave out)
 
     def visit(self, file: Loaded) -> None:
-        found = self.cache.definitions(file.key, file.data, file.language)
+        found, unlisted = self.cache.listing(file.key, file.data, file.language)
+        if unlisted:
+            self.unsearched.append((file.path, unlisted.words()))
         ranked = [(rank, d) for d in found if (rank := match_rank(d.name, self.name)) is not None]
         if not ranked:
             return
@@ -89,6 +94,7 @@ def _render(name: str, where: str, ranked: list[ShownDefinition]) -> str:
 async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     found = _Found(args.name, cache_for(ctx.code_cache))
     where, decision, extra = await look_up(ctx, "find_symbol", args.path, args.name, found.visit)
+    extra = [*not_searched(found.unsearched), *extra]
     if not found.shown:
         head = f"[no definition of {args.name!r} under {where}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)

@@ -45,7 +45,7 @@ def anchors_in(file: Loaded, name: str, cache: ParseCache) -> list[Anchor]:
     ranked = [(r, d) for d in defined if (r := match_rank(d.name, name)) is not None]
     if not ranked:
         return []
-    uses = [u for u in cache.uses(file.key, file.data, file.language, last_segment(name))]
+    uses = cache.naming(file.key, file.data, file.language, last_segment(name))
     lines = split_lines(file.data())
     found = []
     for rank, definition in ranked:
