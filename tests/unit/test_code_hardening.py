@@ -44,7 +44,7 @@ async def test_cpp_definitions_behind_macros_are_found_by_their_names(ws: Path) 
     forget = [
         "src/registry.cc:9-9 method lamp.detail.Registry.Forget  "
         "static void Forget(const void* handle);",
-        "src/registry.cc:16-20 method lamp.detail.Registry.Forget  "
+        "src/registry.cc:18-22 method lamp.detail.Registry.Forget  "
         "void Registry::Forget(const void* handle) EXCLUDES(lock_)",
     ]
     assert rows(await call(ctx, "find_symbol", name="Registry.Forget")) == forget
@@ -52,17 +52,17 @@ async def test_cpp_definitions_behind_macros_are_found_by_their_names(ws: Path) 
     assert rows(await call(ctx, "find_symbol", name="EXCLUDES")) == []
     outline = rows(await call(ctx, "outline", path="src/registry.cc"))
     assert (
-        "src/registry.cc:27-30 function lamp.detail.GetReporter  "
+        "src/registry.cc:29-32 function lamp.detail.GetReporter  "
         "PUBLIC_API ReporterInterface* GetReporter()"
     ) in outline
     assert (
-        "src/registry.cc:32-35 function lamp.detail.GetTable  "
+        "src/registry.cc:34-37 function lamp.detail.GetTable  "
         "static PUBLIC_API LookupTableInterface& GetTable()"
     ) in outline
     uses = rows(await call(ctx, "find_references", name="Forget"))
     assert uses == [
         "src/registry.cc:9:   static void Forget(const void* handle); [definition]",
-        "src/registry.cc:16: void Registry::Forget(const void* handle) [definition]",
+        "src/registry.cc:18: void Registry::Forget(const void* handle) [definition]",
     ]
 
 

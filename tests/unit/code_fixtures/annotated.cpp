@@ -10,6 +10,8 @@ class Registry {
   void Sweep() REQUIRES(lock_) { Drop(); }
   Entry* Oldest() const REQUIRES(lock_) { return oldest_; }
   const Entry& Newest() const;
+  void Lock() ACQUIRE(lock_);
+  bool TryLock() const TRY_ACQUIRE(true, lock_);
 };
 
 // A lock annotation after an out-of-class definition's parameters.

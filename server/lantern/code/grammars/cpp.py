@@ -67,9 +67,9 @@ def _function_declarator(declarator: Node | None) -> Node | None:
 
 
 def _misread(definition: Node) -> Node | None:
-    """`void run() REQUIRES(mu) {…}` in a class: the grammar takes the annotation for the
-    declarator and keeps `run()` in an error before it (inside a `*` or `&` declarator
-    when the function returns one). That one is the declarator."""
+    """`void run() REQUIRES(mu) {…}` (or `;`) in a class: the grammar takes the
+    annotation for the declarator and keeps `run()` in an error before it (inside a `*`
+    or `&` declarator when the function returns one). That one is the declarator."""
     node: Node | None = definition
     for _ in range(_DEPTH):
         if node is None:
@@ -107,8 +107,9 @@ def _function(captures: Captures, source: bytes) -> list[Found]:
 
 def _annotated(captures: Captures, source: bytes) -> list[Found]:
     """`void A::f() LOCKS(mu) {…}`: the grammar reads `void A::f()` as a declaration
-    whose `;` is missing and `LOCKS(mu) {…}` as a function without a type. It is one
-    definition, from the declaration to the end of that body."""
+    whose `;` is missing and `LOCKS(mu) {…}` as a function without a type (`LOCKS(mu);`
+    as a declaration without one). It is one definition, from the declaration to the end
+    of what follows."""
     node, tail = captures["d"], captures["tail"]
     last = node.child(node.child_count - 1)
     declarator = field(node, "declarator")
@@ -137,9 +138,10 @@ def _template(captures: Captures, source: bytes) -> list[Found]:
 
 
 def _member(captures: Captures, source: bytes) -> list[Found]:
-    """A method declared in a class without a body: `void run() = 0;`, `T& get();`."""
+    """A method declared in a class without a body: `void run() = 0;`, `T& get();`,
+    `void lock() ACQUIRE(mu);`."""
     node = captures["d"]
-    declarator = field(node, "declarator")
+    declarator = _misread(node) or field(node, "declarator")
     if _function_declarator(declarator) is None:
         return []  # `int* data_;`
     return named(node, declared(declarator), "method", source)
@@ -148,8 +150,8 @@ def _member(captures: Captures, source: bytes) -> list[Found]:
 _TEMPLATE = "(template_declaration (function_definition) @inner) @d"
 # A function's declarator, or a pointer or reference returned by one (told apart by reading).
 _DECLARED = "declarator: [(function_declarator) (pointer_declarator) (reference_declarator)]"
-# A declaration, then a function without a type: see `_annotated`.
-_ANNOTATED = "(({} {}) @d . (function_definition !type) @tail)"
+# A declaration, then a function (or a declaration) without a type: see `_annotated`.
+_ANNOTATED = "(({} {}) @d . [(function_definition !type) (declaration !type)] @tail)"
 
 GRAMMAR = Grammar(
     rules=(
