@@ -86,7 +86,8 @@ class _Tokens:
     def starts(self, low: int, high: int) -> set[int]:
         """Where the word's identifier tokens in [low, high) start."""
         found: set[int] = set()
-        for piece in self._pieces[bisect_right(self._ends, low) :]:
+        for at in range(bisect_right(self._ends, low), len(self._pieces)):
+            piece = self._pieces[at]
             if piece.start_byte >= high:
                 break
             cursor = deep.cursor(self._query)
