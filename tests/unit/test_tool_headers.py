@@ -49,3 +49,21 @@ async def test_a_header_escapes_the_path_it_names(
     assert head.startswith("[") and head.endswith("]"), head
     if tool != "search":  # search names its pattern, not its path
         assert "\\u202e" in head, head
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("read_file", {"path": f"src/m{RLO}issing.py"}),
+        ("list_files", {"path": f"src/m{RLO}issing"}),
+        ("outline", {"path": f"src/m{RLO}issing.py"}),
+        ("find_symbol", {"name": "f", "path": f"src/m{RLO}issing"}),
+    ],
+)
+async def test_a_refusal_escapes_the_path_it_repeats(
+    odd: Path, tool: str, args: dict[str, str]
+) -> None:
+    result = await call(ctx_for(odd), tool, **args)
+    assert result.is_error and result.code == "not_found", result.content
+    assert RLO not in result.content, result.content
+    assert "\\u202e" in result.content, result.content

@@ -78,6 +78,12 @@ def _refused_path(arguments: Mapping[str, Any], ctx: ToolContext) -> str | None:
     return "." if len(targets) > 1 else targets[0].rel
 
 
+def _escaped(message: str) -> str:
+    """A refusal's text with each line escaped: it may repeat the model's own argument,
+    whose bidi or control characters must not reorder or split what the model reads."""
+    return "\n".join(escape_line(line) for line in message.split("\n"))
+
+
 async def run_tool(
     name: str,
     raw: str | Mapping[str, Any] | None,
@@ -105,7 +111,7 @@ async def run_tool(
             if exc.code in ("denied_by_user", "approval_timeout")
             else f"refused:{exc.code}"
         )
-        result = ToolResult(exc.message, is_error=True, code=exc.code, decision=decision)
+        result = ToolResult(_escaped(exc.message), is_error=True, code=exc.code, decision=decision)
         if arguments is not None:
             result.path = _refused_path(arguments, ctx)
     except OSError as exc:
