@@ -589,13 +589,8 @@ def navigation_calls(p: Profile, count: int) -> list[tuple[str, dict[str, Any]]]
     return mix
 
 
-def _session_env(tmp: Path) -> tuple[dict[str, str], Path]:
-    env, workspace, _bare = server_bench.prepared(tmp)
-    return env, workspace
-
-
 def serve_session(p: Profile, calls: int, tmp: Path, report: Report) -> None:
-    env, _ = _session_env(tmp)
+    env, _workspace, _bare = server_bench.prepared(tmp)
     mix = navigation_calls(p, calls)
     per_question = CALLS_PER_TURN * TURNS_PER_QUESTION
     fake = server_bench.FakeOpenAI().start()
@@ -636,7 +631,7 @@ def serve_session(p: Profile, calls: int, tmp: Path, report: Report) -> None:
         log.close()
     took = time.perf_counter() - started
     print(
-        f"  {len(mix)} navigation calls in {len(mix) // per_question} questions "
+        f"  {len(mix)} navigation calls in {-(-len(mix) // per_question)} questions "
         f"({CALLS_PER_TURN} calls a turn) in {took:.0f} s: {done} done, {failed} not; "
         f"RSS after initialize {base:.1f} MB, after the calls {final:.1f} MB",
         flush=True,
