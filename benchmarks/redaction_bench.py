@@ -25,6 +25,7 @@ import sys
 import sysconfig
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
@@ -166,6 +167,11 @@ def prefixed_formats() -> list[tuple[str, str]]:
         ("vault", _join("hvs.", r(B64URL, 95))),
         ("vault", _join("hvb.", r(B64URL, 140))),
         ("telegram", _join(r("123456789", 9), ":AA", r(B64URL, 33))),
+        ("groq", _join("gsk_", r(ALNUM, 52))),
+        ("xai", _join("xai-", r(ALNUM, 80))),
+        ("langsmith", _join("lsv2_pt_", r(HEX, 32), "_", r(HEX, 10))),
+        ("langsmith", _join("lsv2_sk_", r(HEX, 32), "_", r(HEX, 10))),
+        ("replicate", _join("r8_", r(ALNUM, 37))),
     ]
 
 
@@ -175,6 +181,10 @@ CONTEXTS: dict[str, str] = {
     "env": "SERVICE_CREDENTIAL={s}\n",
     "unnamed_var": 'x = "{s}"\n',
     "comment": "# staging uses {s} for now\n",
+    "comment_slashes": "// staging uses {s} for now\n",
+    "comment_block": "/* staging uses {s} for now */\n",
+    "comment_sql": "-- staging uses {s} for now\n",
+    "comment_html": "<!-- staging uses {s} -->\n",
     "log_line": "2024-05-01T10:00:00Z INFO request sent with {s} (retry 2)\n",
     "json": '{{"value": "{s}", "n": 1}}\n',
     "notebook_output": '   "text": [\n    "connected as bot\\n{s}\\n"\n   ]\n',
@@ -187,6 +197,9 @@ CONTEXTS: dict[str, str] = {
     "csv": "prod,{s},2024\n",
     "html_attr": '<meta name="x" content="{s}">\n',
     "crlf": "value {s}\r\n",
+    "yaml_value": "  api: {s}\n",
+    "go_call": 'client := api.New("{s}")\n',
+    "js_template": "const client = new Client(`{s}`);\n",
 }
 
 
@@ -203,6 +216,7 @@ def other_placements() -> list[tuple[str, str, str, str]]:
     weak = _join("s3cr", r(string.ascii_lowercase, 3))  # 7 characters, not random-looking
     pct = _join("%", r(ALNUM, 11))
     lt = _join("<", r(ALNUM, 11))
+    rsa_d = r(B64, 170) + "=="
     return [
         ("telegram", "env", f"TELEGRAM_BOT_TOKEN={telegram}\n", telegram),
         ("telegram", "comment", f"# bot: {telegram}\n", telegram),
@@ -241,7 +255,49 @@ def other_placements() -> list[tuple[str, str, str, str]]:
         ("jwk", "pretty", f'  "d": "{jwk}",\n', jwk),
         ("password", "percent", f'DB_PASSWORD = "{pct}"\n', pct),
         ("password", "angle", f'password: "{lt}"\n', lt),
+        ("django", "yaml", f"SECRET_KEY: {django}\n", django),
+        ("django", "yaml_nested", f"django:\n  secret_key: {django}\n", django),
+        ("django", "yaml_list", f"env:\n  - DJANGO_SECRET_KEY={django}\n", django),
+        ("jdbc", "yaml", f"url: jdbc:postgresql://db/app?user=app&password={weak}\n", weak),
+        ("jdbc", "properties_spaced", f"db.url = jdbc:mysql://db/app?password={weak}\n", weak),
+        ("typed_constant", "go", f'const Password string = "{pw}"\n', pw),
+        ("typed_constant", "rust", f'const SECRET: &str = "{pw}";\n', pw),
+        ("typed_constant", "rust_static", f'static API_KEY: &\'static str = "{pw}";\n', pw),
+        ("typed_constant", "c_define", f'#define DB_PASSWORD "{pw}"\n', pw),
+        ("rsa_key_value", "dotnet_xml", _rsa_key_value(rsa_d), rsa_d),
+        ("rsa_key_value", "dotnet_xml_pretty", _rsa_key_value(rsa_d, "\n  "), rsa_d),
     ]
+
+
+def _rsa_key_value(d: str, sep: str = "") -> str:
+    """A .NET `<RSAKeyValue>` (`RSA.ToXmlString(true)`) whose private exponent is `d`."""
+    parts = [("Modulus", _r(B64, 171) + "="), ("Exponent", "AQAB")]
+    parts += [(tag, _r(B64, 86) + "==") for tag in ("P", "Q", "DP", "DQ", "InverseQ")]
+    parts.append(("D", d))
+    inner = sep.join(f"<{tag}>{value}</{tag}>" for tag, value in parts)
+    return f"<RSAKeyValue>{sep}{inner}{sep[:1]}</RSAKeyValue>\n"
+
+
+def _js_quoted(line: str) -> str:
+    """`line` as a JavaScript string literal, in the quotes it does not hold."""
+    return f'"{line}"' if "'" in line else f"'{line}'"
+
+
+# Each one-line placement above is also placed in these contexts: a comment of each
+# language family, a log line, a notebook output (a JSON string with a `\n` escape),
+# Go and JavaScript string literals.
+WRAPPERS: dict[str, Callable[[str], str]] = {
+    "comment_hash": lambda line: f"# {line}",
+    "comment_slashes": lambda line: f"// {line}",
+    "comment_block": lambda line: f"/* {line} */",
+    "comment_sql": lambda line: f"-- {line}",
+    "comment_html": lambda line: f"<!-- {line} -->",
+    "log_line": lambda line: f"2024-05-01T10:00:00Z INFO loaded {line}",
+    "notebook_output": lambda line: f"    {json.dumps(line + chr(10))},",
+    "go_string": lambda line: f"conf := {json.dumps(line)}",
+    "js_string": lambda line: f"const conf = {_js_quoted(line)};",
+    "js_template": lambda line: f"const conf = `{line}`;",
+}
 
 
 def _redacted(text: str, secret: str) -> bool:
@@ -268,6 +324,11 @@ def recall(show_misses: bool) -> dict[str, object]:
             count(family, context, _redacted(text, secret), text)
     for family, context, text, secret in other_placements():
         count(family, "other:" + context, _redacted(text, secret), text)
+        if text.count("\n") != 1:
+            continue
+        for wrapper, wrap in WRAPPERS.items():
+            placed = wrap(text.rstrip("\n")) + "\n"
+            count(family, "wrapped:" + wrapper, _redacted(placed, secret), placed)
     hit = sum(v[0] for v in by_family.values())
     total = sum(v[1] for v in by_family.values())
     if show_misses:

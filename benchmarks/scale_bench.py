@@ -650,23 +650,23 @@ def serve_session(p: Profile, calls: int, tmp: Path, report: Report) -> None:
     )
 
 
+def _median(samples: Sequence[server_bench.Sample]) -> Cost:
+    return Cost(
+        statistics.median(s.wall for s in samples), statistics.median(s.cpu for s in samples)
+    )
+
+
 def server_figures(runs: int, questions: int, tmp: Path, report: Report) -> None:
     env, workspace, bare = server_bench.prepared(tmp)
     times = server_bench.startup_bench(runs, bare, env, direct=False)
-
-    def median(name: str) -> Cost:
-        samples = times[name]
-        return Cost(
-            statistics.median(s.wall for s in samples), statistics.median(s.cpu for s in samples)
-        )
 
     _head(f"start-up, spawn to initialize response ({runs} runs, interleaved)")
     report.add(
         Row(
             "lantern serve: initialize",
-            median("lantern serve"),
+            _median(times["lantern serve"]),
             "bare pygls 2",
-            median("bare pygls 2"),
+            _median(times["bare pygls 2"]),
             server_bench.STARTUP_GOAL_RATIO,
         ),
     )
@@ -680,34 +680,17 @@ def server_figures(runs: int, questions: int, tmp: Path, report: Report) -> None
         mem["after_q"] <= server_bench.MEMORY_GOAL_MB,
     )
 
+    cli_times = server_bench.cli_bench(runs, workspace, env)
+    _head(f"`lantern tool` start-up, spawn to exit ({runs} runs, interleaved)")
     tool_cmd = [
-        server_bench.PYTHON,
-        "-m",
-        "lantern.cli",
+        *server_bench.LANTERN_CLI,
         "tool",
         "read_file",
         json.dumps({"path": server_bench.WORKSPACE_FILE}),
         "--workspace",
         str(workspace),
     ]
-
-    def run_tool_cli() -> server_bench.Sample:
-        cpu, started = cpu_now(), time.perf_counter()
-        subprocess.run(tool_cmd, env=env, capture_output=True, check=True)
-        return server_bench.Sample(time.perf_counter() - started, cpu_now() - cpu)
-
-    kinds = [run_tool_cli, lambda: server_bench.time_python_pass(env)]
-    for kind in kinds:
-        kind()
-    samples: list[list[server_bench.Sample]] = [[], []]
-    for i in range(runs):
-        for k in (i % 2, 1 - i % 2):
-            samples[k].append(kinds[k]())
-    cli, floor = (
-        Cost(statistics.median(s.wall for s in x), statistics.median(s.cpu for s in x))
-        for x in samples
-    )
-    _head(f"`lantern tool` start-up ({runs} runs, interleaved)")
+    cli, floor = _median(cli_times["lantern tool"]), _median(cli_times["python -c pass"])
     report.add(
         Row(
             "lantern tool read_file",
@@ -718,6 +701,16 @@ def server_figures(runs: int, questions: int, tmp: Path, report: Report) -> None
             f"{(cli.wall - floor.wall) * 1000:.0f} ms above the interpreter; "
             + _imports([server_bench.PYTHON, "-X", "importtime", *tool_cmd[1:]], env),
         ),
+    )
+    report.add(
+        Row(
+            "lantern --version",
+            _median(cli_times["lantern --version"]),
+            "python -c pass",
+            floor,
+            None,
+            sub=True,
+        )
     )
 
 

@@ -25,6 +25,16 @@ Two figures, each with a baseline measured in the same run:
    a plain pygls server's interpreter teardown costs). Goal: <= 200 ms (Emacs's eglot
    waits about 0.1 s after `exit` before it kills the server). The exit code must be 0.
 
+4. Command line: wall time from spawning to exit of `lantern tool read_file` (one small
+   file of the temp workspace) and of `lantern --version`, interleaved with `python -c
+   pass` on the same interpreter. No goal: the ratio is reported, and what is imported
+   without being needed is what to cut (`python -X importtime`).
+
+Modules are compiled to `.pyc` files by the first, untimed round of each figure, as an
+installed package has them: `PYTHONDONTWRITEBYTECODE` is left out of the children's
+environment, or Lantern's sources (an editable install) would be compiled from source at
+every start while pygls's are read from `.pyc` files.
+
 `--direct` adds a fourth start-up row, `serve()` launched straight from
 `lantern.lsp.server`, to tell the server's own import cost from what the `lantern.cli`
 entry point imports before it dispatches to `serve`.
@@ -59,7 +69,8 @@ if str(REPO_ROOT) not in sys.path:
 from tests.fakes.openai_server import FakeOpenAI  # noqa: E402
 
 PYTHON = sys.executable
-LANTERN_CMD: list[str] = [PYTHON, "-m", "lantern.cli", "serve"]
+LANTERN_CLI: list[str] = [PYTHON, "-m", "lantern.cli"]
+LANTERN_CMD: list[str] = [*LANTERN_CLI, "serve"]
 # `--direct`: the server module's own cost, without what `lantern.cli` imports up front.
 DIRECT_CMD: list[str] = [
     PYTHON,
@@ -369,6 +380,36 @@ def startup_bench(
     return times
 
 
+def time_exit_of(argv: Sequence[str], env: dict[str, str]) -> Sample:
+    """Spawn to exit of a command that must succeed (its output read and dropped)."""
+    cpu_before = children_cpu_s()
+    start = time.perf_counter()
+    done = subprocess.run(
+        list(argv), env=env, capture_output=True, timeout=IO_TIMEOUT_S, check=False
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RpcError(f"{' '.join(argv[2:])} exited with {done.returncode}: {done.stderr!r}")
+    return Sample(elapsed, children_cpu_s() - cpu_before)
+
+
+def cli_bench(runs: int, workspace: Path, env: dict[str, str]) -> dict[str, list[Sample]]:
+    tool = [*LANTERN_CLI, "tool", "read_file", json.dumps({"path": WORKSPACE_FILE})]
+    kinds: dict[str, Callable[[], Sample]] = {
+        "python -c pass": lambda: time_python_pass(env),
+        "lantern tool": lambda: time_exit_of([*tool, "--workspace", str(workspace)], env),
+        "lantern --version": lambda: time_exit_of([*LANTERN_CLI, "--version"], env),
+    }
+    names = list(kinds)
+    for name in names:  # warm the page cache and .pyc files; not counted
+        kinds[name]()
+    times: dict[str, list[Sample]] = {name: [] for name in names}
+    for i in range(runs):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            times[name].append(kinds[name]())
+    return times
+
+
 # --------------------------------------------------------------------------- memory
 
 
@@ -489,6 +530,7 @@ def prepared(tmp: Path) -> tuple[dict[str, str], Path, Path]:
     }
     for name in ("LANTERN_MODEL", "LANTERN_BASE_URL", "LANTERN_API_KEY"):
         env.pop(name, None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module docstring
     return env, workspace, bare_script
 
 
@@ -506,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="lantern-server-bench-") as tmp_name:
         tmp = Path(tmp_name)
         env, workspace, bare_script = prepared(tmp)
+
         print(
             f"server_bench: Python {platform.python_version()} on {platform.machine()}, "
             f"{os.cpu_count()} CPUs; {PYTHON}"
@@ -587,6 +630,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"   {f'lantern after {args.questions} questions':<40} {after_q * 1000:8.1f} ms")
         worst = max(statistics.median(exits["lantern serve"]), after_q)
         print(f"   goal <= {EXIT_GOAL_S * 1000:.0f} ms  {verdict(worst <= EXIT_GOAL_S)}")
+        load = os.getloadavg()
+        print(f"   load average during the run: {load[0]:.2f} (1 min), {load[1]:.2f} (5 min)")
+
+        print(f"\n4. Command line, spawn to exit (median of {args.runs}, interleaved)")
+        try:
+            cli = cli_bench(args.runs, workspace, env)
+        except RpcError as exc:
+            print(f"   FAILED: {exc}")
+            return 1
+        floor_cli = statistics.median(x.wall for x in cli["python -c pass"])
+        floor_cpu = statistics.median(x.cpu for x in cli["python -c pass"])
+        for name, samples in cli.items():
+            walls, cpus = [x.wall for x in samples], [x.cpu for x in samples]
+            ratio_note = (
+                ""
+                if name.startswith("python")
+                else f"   {statistics.median(walls) / floor_cli:5.1f}x wall, "
+                f"{statistics.median(cpus) / floor_cpu:5.1f}x CPU of python -c pass"
+            )
+            print(f"   {name:<17} {ms(walls)} ms   {ms(cpus)} ms CPU{ratio_note}")
         load = os.getloadavg()
         print(f"   load average during the run: {load[0]:.2f} (1 min), {load[1]:.2f} (5 min)")
     return 0

@@ -593,6 +593,11 @@ async def _hardening_rows(base: Path) -> list[tuple[str, float, float, str]]:
     (big / ".gitignore").write_text(_big_gitignore())
     for i in range(200):
         (big / "src" / f"m{i}.py").write_text("needle = 1\n")
+    secretive = base / "secretive"  # every hit line holds a secret: each is checked again
+    secretive.mkdir()
+    for i in range(200):
+        token = "ghp" + "_" + f"{i:04d}Qx7mK2pL9vR4tZ8wN1cB6hJ3fD5gS0yU"
+        (secretive / f"c{i}.py").write_text(f'GITHUB = "{token}"  # needle\nx = 1\n')
     plain = base / "plain"
     plain.mkdir()
     (plain / "minified.js").write_text("z" * (1 << 20))
@@ -605,6 +610,9 @@ async def _hardening_rows(base: Path) -> list[tuple[str, float, float, str]]:
         ("search, depth 2,000", "search", {"pattern": "needle", "max_results": 500}),
     ]:
         rows.append((name, *await _timed(tool, args, ctx)))
+    ctx = ToolContext(Workspace([secretive]), Fixed(Decision.ALLOW_ONCE))
+    args = {"pattern": "needle", "max_results": 500}
+    rows.append(("search, 200 secret hit lines", *await _timed("search", args, ctx)))
     ctx = ToolContext(Workspace([big]), Fixed(Decision.ALLOW_ONCE))
     rows.append(("search, 50k globs, 1st", *await _timed("search", {"pattern": "needle"}, ctx)))
     rows.append(("search, 50k globs, next", *await _timed("search", {"pattern": "needle"}, ctx)))

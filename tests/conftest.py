@@ -6,6 +6,7 @@ client receives them (`SentEvents`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -139,6 +140,6 @@ def ctx(ws: Path) -> ToolContext:
 def settings_with(**fields: Any) -> Settings:
     """The default settings with `fields` (snake_case names) changed; a name that is no
     setting fails here rather than being ignored."""
-    unknown = set(fields) - set(Settings.model_fields)
+    unknown = set(fields) - {item.name for item in dataclasses.fields(Settings)}
     assert not unknown, f"not settings: {sorted(unknown)}"
     return Settings().model_copy(update=fields)

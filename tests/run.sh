@@ -109,3 +109,4 @@ LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_first_hour.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_context.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_navigation.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_mentions.mjs
+LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_keyboard.mjs

@@ -5,6 +5,11 @@ what happened and a sha256 of what the model was sent, never file contents
 and never keys. Strings the model chose (a tool name, a path) are data: each
 is capped at `FIELD_CHARS` characters and escaped onto one line, and nothing
 a model sends can make a write fail.
+
+The file stays open between records, so a process that has run out of file
+descriptors (a turn of many calls near `ulimit -n`) still writes its record.
+Before each record the path is compared with the open file (device and inode):
+a log moved away or removed (rotated) is closed and a new one opened at the path.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class AuditLog:
         self.workspace_key = workspace_key
         self._lock = threading.Lock()
         self._dir_ready = False
+        self._fd: int | None = None
+        self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the open file
 
     def check(self) -> None:
         """Make sure a record can be appended (creating the file if need be), before
@@ -65,20 +72,39 @@ class AuditLog:
 
     def _write(self, data: bytes) -> None:
         try:
-            if not self._dir_ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._dir_ready = True
-            fd = os.open(self.path, _APPEND, 0o600)
-            try:
-                if data:
-                    os.write(fd, data)
-            finally:
-                os.close(fd)
+            fd = self._open()
+            if data:
+                os.write(fd, data)
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise AuditError(
                 f"cannot write the audit log {escape_line(str(self.path))}: {reason}"
             ) from None
+
+    def _open(self) -> int:
+        """The log's open handle: the one held while the path still names that file,
+        else a new one (the log was moved, rotated or removed)."""
+        if self._fd is not None:
+            try:
+                st = os.stat(self.path)
+                current = (st.st_dev, st.st_ino) == self._file
+            except FileNotFoundError:
+                current = False
+            if current:
+                return self._fd
+            fd, self._fd = self._fd, None
+            os.close(fd)
+        if not self._dir_ready:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._dir_ready = True
+        fd = os.open(self.path, _APPEND, 0o600)
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        self._fd, self._file = fd, (st.st_dev, st.st_ino)
+        return fd
 
     def _base(self, kind: str, conversation: str) -> dict[str, Any]:
         # The audit log's own record format (one JSON line each), not a message of the

@@ -198,6 +198,98 @@ def test_a_redirect_to_https_is_not_followed(fake: FakeOpenAI, lantern: Lantern)
     assert "model" not in found["message"].split(";")[0]
 
 
+REDIRECT_KEY = "sk-redirect-" + "5d0c1e9a7b"
+
+
+def _posts(fake: FakeOpenAI) -> list[Any]:
+    return [r for r in fake.requests if r.method == "POST"]
+
+
+@pytest.mark.parametrize("status", [307, 308])
+def test_a_same_origin_307_or_308_is_followed_with_method_body_and_key(
+    fake: FakeOpenAI, lantern: Lantern, status: int
+) -> None:
+    # RFC 9110 15.4.8 and 15.4.9: the request is repeated to the new URI with the same
+    # method and content; the target stays on the endpoint's own origin.
+    moved = f"http://127.0.0.1:{fake.port}/v2/chat/completions"
+    fake.add_turns(
+        [Turn(raw="", raw_status=status, raw_headers={"Location": moved}), Turn(content="Hi.")]
+    )
+    run = lantern.ask(replay.QUESTION, "--api-key", REDIRECT_KEY)
+    assert run.rc == 0, run.stderr
+    assert run.json["answer"] == "Hi."
+    first, second = _posts(fake)
+    assert (first.path, second.path) == ("/v1/chat/completions", "/v2/chat/completions")
+    assert second.raw == first.raw  # the same body, byte for byte
+    for sent in (first, second):
+        assert sent.headers["authorization"] == f"Bearer {REDIRECT_KEY}"
+
+
+def test_same_origin_redirects_are_followed_a_few_times_only(
+    fake: FakeOpenAI, lantern: Lantern
+) -> None:
+    again = f"http://127.0.0.1:{fake.port}/v1/chat/completions"
+    loop = Turn(raw="", raw_status=307, raw_headers={"Location": again})
+    fake.add_turns([loop] * 10)
+    found = detail(lantern.ask(replay.QUESTION), "model_redirected")
+    assert "again and again" in found["summary"]
+    assert len(_posts(fake)) == 6  # the request, then five redirects followed
+
+
+@pytest.mark.parametrize("status", [301, 302, 303])
+def test_a_redirect_that_would_change_the_method_is_refused_and_explained(
+    fake: FakeOpenAI, lantern: Lantern, status: int
+) -> None:
+    moved = f"http://127.0.0.1:{fake.port}/v2/chat/completions"
+    fake.add_turns([Turn(raw="", raw_status=status, raw_headers={"Location": moved})])
+    run = lantern.ask(replay.QUESTION, "--api-key", REDIRECT_KEY)
+    found = detail(run, "model_redirected")
+    assert fix_for(found, "baseUrl")["value"] == f"http://127.0.0.1:{fake.port}/v2"
+    assert "307 or 308" in found["summary"]
+    assert [r.path for r in _posts(fake)] == ["/v1/chat/completions"]
+
+
+@pytest.mark.parametrize("status", [307, 308])
+def test_a_redirect_to_another_origin_never_receives_the_key(
+    fake: FakeOpenAI, lantern: Lantern, status: int
+) -> None:
+    elsewhere = FakeOpenAI([Turn(content="stolen")]).start()
+    try:
+        moved = elsewhere.base_url + "/chat/completions"
+        fake.add_turns([Turn(raw="", raw_status=status, raw_headers={"Location": moved})])
+        run = lantern.ask(replay.QUESTION, "--api-key", REDIRECT_KEY)
+        assert elsewhere.requests == []
+    finally:
+        elsewhere.stop()
+    found = detail(run, "model_redirected")
+    assert "another origin" in found["summary"]
+    assert fix_for(found, "baseUrl")["value"] == elsewhere.base_url
+    assert REDIRECT_KEY not in run.stdout + run.stderr
+
+
+def test_a_captive_portal_is_a_web_page_not_a_moved_api(fake: FakeOpenAI, lantern: Lantern) -> None:
+    # A network login (hotel, office guest Wi-Fi): any request is answered 302 to the
+    # portal's own page, with a small HTML body that links there.
+    portal = f"http://127.0.0.1:{fake.port + 1 if fake.port < 65535 else 1}/login?continue=x"
+    page = f'<html><body>Redirecting to <a href="{portal}">the login page</a></body></html>\n'
+    fake.add_turns(
+        [
+            Turn(
+                raw=page,
+                raw_status=302,
+                raw_content_type="text/html",
+                raw_headers={"Location": portal},
+            )
+        ]
+    )
+    run = lantern.ask(replay.QUESTION, "--api-key", REDIRECT_KEY)
+    found = detail(run, "model_not_api")
+    assert "a web page answered" in found["summary"]
+    assert "network login or proxy" in found["summary"]
+    assert all("login" not in str(f.get("value", "")) for f in found["fixes"])
+    assert len(_posts(fake)) == 1
+
+
 @pytest.mark.parametrize(
     ("status", "page", "content_type", "requests", "title"),
     [
@@ -363,6 +455,21 @@ def test_azure_deployment_url_with_api_version_and_api_key_header(
     assert request.path == "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"
     assert request.headers["api-key"] == AZURE_KEY
     assert "authorization" not in request.headers  # no made-up bearer token beside the key
+    assert AZURE_KEY not in run.stderr + run.stdout
+
+
+def test_azure_deployment_url_sends_the_api_key_as_api_key(
+    fake: FakeOpenAI, lantern: Lantern
+) -> None:
+    """Azure's deployment ("classic") surface takes the key in an `api-key` header, not as
+    a bearer token (which it answers with 401): recognised by its path."""
+    fake.add_turns([Turn(raw=_answer("It greets."))])
+    base = f"http://127.0.0.1:{fake.port}/openai/deployments/gpt4o?api-version=2024-10-21"
+    run = lantern.ask(replay.QUESTION, "--api-key", AZURE_KEY, base_url=base, model="gpt4o")
+    assert run.rc == 0, run.stderr
+    (request,) = fake.requests
+    assert request.headers["api-key"] == AZURE_KEY
+    assert "authorization" not in request.headers
     assert AZURE_KEY not in run.stderr + run.stdout
 
 

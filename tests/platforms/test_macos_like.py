@@ -13,8 +13,9 @@ O_NOFOLLOW). That is what macOS lacks that Lantern's Linux read path uses.
 What this shows: list_files, search and read_file work without /proc and
 openat2; refused files (the built-in sensitive names, `approval.deny`, ignore
 files, links out) stay refused and their canaries never appear; check 5 (reading
-back where an opened file really is) is not skipped silently: `lantern tool`
-says so on stderr and `lantern doctor` reports it unavailable.
+back where an opened file really is) walks `..` from the handle up to the root
+instead of reading /proc, says so on stderr and in `lantern doctor`, and refuses a
+file whose folder was moved out of the workspace while the jail walked its path.
 What it does not show: macOS itself — `F_GETPATH`, `O_NOFOLLOW_ANY`, APFS and
 its Unicode normalization, the darwin packages starting. Those need a Mac.
 """
@@ -165,7 +166,7 @@ def test_refusals_hold(
 
 def test_check_5_is_never_skipped_silently(project: Project, macos_like: list[str]) -> None:
     """Without /proc (and without F_GETPATH, which Linux lacks) check 5 cannot read a
-    handle's path back; `lantern tool` must say so on stderr rather than skip quietly."""
+    handle's path back; `lantern tool` says on stderr that it walks back instead."""
     read = project.tool("read_file", {"path": "src/app.py"}, macos_like)
     assert read.served
     assert re.search(r"check 5", read.stderr, re.IGNORECASE), read.stderr
@@ -174,7 +175,7 @@ def test_check_5_is_never_skipped_silently(project: Project, macos_like: list[st
     assert not re.search(r"check 5", plain.stderr, re.IGNORECASE), plain.stderr
 
 
-UNAVAILABLE = re.compile(r"unavailable|not available|cannot|can't|no /proc|none", re.IGNORECASE)
+WALK = re.compile(r"walk", re.IGNORECASE)
 READBACK = re.compile(r"check 5|read[- ]?back", re.IGNORECASE)
 
 
@@ -182,15 +183,77 @@ def readback_lines(run: Result) -> list[str]:
     return [line for line in (run.stdout + run.stderr).splitlines() if READBACK.search(line)]
 
 
-def test_doctor_reports_check_5_unavailable(cli: Cli, macos_like: list[str]) -> None:
-    """`lantern doctor` says how check 5 reads a handle back; with /proc empty, that it can't.
+def test_doctor_reports_how_check_5_reads_back(cli: Cli, macos_like: list[str]) -> None:
+    """`lantern doctor` says how check 5 reads a handle back; with /proc empty, by the walk
+    up `..`, and with /proc there, through it.
 
     The endpoint is a closed loopback port, so doctor exits non-zero; only its
     check 5 line matters here.
     """
     inside = readback_lines(cli.lantern("doctor", wrap=macos_like))
     assert inside, "lantern doctor says nothing about check 5 (the read-back)"
-    assert any(UNAVAILABLE.search(line) for line in inside), inside
+    assert any(WALK.search(line) for line in inside), inside
+    assert not any("UNAVAILABLE" in line for line in inside), inside
     outside = readback_lines(cli.lantern("doctor"))
     assert outside, "lantern doctor says nothing about check 5 (the read-back)"
-    assert not any(UNAVAILABLE.search(line) for line in outside), outside
+    assert any("/proc/self/fd" in line for line in outside), outside
+    assert not any(WALK.search(line) for line in outside), outside
+
+
+# Run inside the emulation: the read path with a folder moved out of the workspace while
+# the jail walks the path, right after it opened that folder and before the next name.
+RACE = """\
+import asyncio, json, os, sys
+from lantern.approvals.approver import Decision, Fixed
+from lantern.tools.base import ToolContext
+from lantern.tools.registry import run_tool
+from lantern.workspace.roots import Workspace
+
+ws, away, tool, args, last = sys.argv[1:6]
+real_open = os.open
+moved = []
+
+def racing_open(path, flags, mode=0o777, *, dir_fd=None):
+    if path == last and not moved and sys._getframe(1).f_code.co_name == "_walk_open":
+        os.rename(os.path.join(ws, "a"), os.path.join(away, "a"))
+        moved.append(path)
+    return real_open(path, flags, mode, dir_fd=dir_fd)
+
+os.open = racing_open
+ctx = ToolContext(Workspace([ws]), Fixed(Decision.ALLOW_ONCE))
+result = asyncio.run(run_tool(tool, json.loads(args), ctx))
+print(json.dumps({"moved": moved, "code": result.code, "content": result.content}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "last"),
+    [
+        ("read_file", {"path": "a/secret.txt"}, "secret.txt"),
+        ("list_files", {"path": "a/b"}, "b"),
+        ("search", {"pattern": "CANARY", "path": "a/b"}, "b"),
+    ],
+    ids=["file", "folder-list", "folder-search"],
+)
+def test_a_folder_moved_out_during_the_walk_is_not_served(
+    tmp_path: Path, cli: Cli, macos_like: list[str], tool: str, args: dict[str, object], last: str
+) -> None:
+    """No /proc and no openat2 (so no F_GETPATH either): check 5 walks `..` from the
+    handle up to the root instead, and finds the folder gone from the workspace."""
+    ws, away = tmp_path / "ws", tmp_path / "away"
+    secret = canary("MOVED")
+    write(ws, "a/secret.txt", f"{secret}\n")
+    write(ws, f"a/b/{secret}.txt", f"{secret}\n")
+    away.mkdir()
+    done = subprocess.run(
+        [*macos_like, sys.executable, "-c", RACE, str(ws), str(away), tool, json.dumps(args), last],
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["moved"] == [last]  # the race happened where it was meant to
+    assert seen["code"] is not None, seen["content"]
+    assert secret not in seen["content"]

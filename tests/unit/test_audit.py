@@ -21,6 +21,7 @@ from lantern.tools.base import ToolResult
 from lantern.tools.registry import run_tool
 
 from tests.conftest import ctx_for, write
+from tests.descriptors import descriptors_left
 from tests.prompts import Recorder
 
 CANARY = "audit-canary-" + "5be1d0"
@@ -243,3 +244,45 @@ async def test_controls_in_model_chosen_strings_are_escaped(ws: Path, audit: Aud
     assert json.loads(line)["tool"] == (
         'x\\n{"kind":"tool","tool":"read_file"}\\r\\u2028\\u0085\\u001b[2J'
     )
+
+
+async def test_records_are_written_with_no_descriptor_left(ws: Path, audit: AuditLog) -> None:
+    """The log stays open: a call that fails because the process is out of descriptors
+    is still recorded (before, every record opened the file anew and the write failed)."""
+    audit.check()
+    ctx = ctx_for(ws, conversation="conv-1")
+    with descriptors_left(0):
+        result = await run_tool("read_file", {"path": "src/app.py"}, ctx, audit)
+        audit.model_request(
+            conversation="conv-1",
+            model="m",
+            prompt_tokens=1,
+            completion_tokens=1,
+            bytes_sent=1,
+            outcome="done",
+            ms=1.0,
+        )
+    assert result.code == "io_error" and "Too many open files" in result.content
+    tool, model = records(audit)
+    assert tool["tool"] == "read_file" and tool["decision"] == "refused:io_error"
+    assert model["kind"] == "model"
+
+
+@pytest.mark.parametrize("how", ["moved", "removed"])
+async def test_a_rotated_log_is_reopened(ws: Path, audit: AuditLog, how: str) -> None:
+    """Moved away (logrotate) or removed: the next record starts a new file at the path,
+    and a moved file keeps what was written before the move."""
+    ctx = ctx_for(ws, conversation="conv-1")
+    await run_tool("read_file", {"path": "src/app.py"}, ctx, audit)
+    old = audit.path.with_name("audit.jsonl.1")
+    if how == "moved":
+        audit.path.rename(old)
+    else:
+        audit.path.unlink()
+    await run_tool("list_files", {}, ctx, audit)
+    assert [r["tool"] for r in records(audit)] == ["list_files"]
+    if how == "moved":
+        assert [json.loads(line)["tool"] for line in old.read_text("utf-8").splitlines()] == [
+            "read_file"
+        ]
+    assert oct(audit.path.stat().st_mode & 0o777) == oct(0o600)

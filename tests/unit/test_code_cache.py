@@ -36,10 +36,12 @@ def test_a_hit_reads_and_parses_nothing() -> None:
     assert [d.name for d in first] == ["f", "g"]
     again = cache.definitions(("dev", 1, 50, 7), reader, "python")
     assert again == first and reader.calls == 1
-    assert [u.line for u in cache.uses(("dev", 1, 50, 7), reader, "python", "g")] == [2, 4]
-    assert [u.line for u in cache.uses(("dev", 1, 50, 7), reader, "python", "f")] == [1, 5]
-    assert reader.calls == 1  # the bytes were kept; only the identifier index was added
-    assert (cache.hits, cache.misses) == (2, 2)
+    key = ("dev", 1, 50, 7)
+    assert [u.line for u in cache.uses(key, reader, "python", "g").uses] == [2, 4]
+    assert [u.line for u in cache.uses(key, reader, "python", "f").uses] == [1, 5]
+    assert [u.line for u in cache.naming(key, reader, "python", "f")] == [1]
+    assert reader.calls == 1  # the bytes were kept; `uses` parsed them again, `naming` not
+    assert (cache.hits, cache.misses) == (4, 1)
 
 
 def test_a_changed_identity_is_parsed_again() -> None:
@@ -58,7 +60,15 @@ def test_results_are_those_of_the_uncached_functions() -> None:
     source = (STDLIB / "argparse.py").read_bytes()
     assert cache.definitions("argparse", source, "python") == definitions(source, "python")
     for name in ("ArgumentParser", "self", "_", "action", "NotThere"):
-        assert cache.uses("argparse", source, "python", name) == uses(source, "python", name)
+        every = uses(source, "python", name)
+        assert cache.uses("argparse", source, "python", name).uses == every
+        first = sorted({u.line for u in every})[:3]  # the uses on the first three lines
+        assert cache.uses("argparse", source, "python", name, 3).uses == [
+            u for u in every if u.line in first
+        ]
+        assert cache.naming("argparse", source, "python", name) == [
+            u for u in every if u.is_definition
+        ]
 
 
 def test_eviction_keeps_real_sources_under_the_cap() -> None:

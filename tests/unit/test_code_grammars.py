@@ -1,6 +1,7 @@
 """lantern.code on TypeScript, TSX, Go, Rust, Java, C and C++: a fixture per language
-with every kind of definition it has (tests/unit/code_fixtures/), and uses that never
-hit a comment, a string or a character literal."""
+with every kind of definition it has (tests/unit/code_fixtures/; for C++ also one behind
+export and lock-annotation macros), and uses that never hit a comment, a string or a
+character literal."""
 
 from __future__ import annotations
 
@@ -112,6 +113,24 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, int, int, int]]] = {
         ("method", "geo.shapes.Box.run", 33, 33, 0),
         ("function", "main", 35, 37, 0),
     ],
+    ("annotated.cpp", "cpp"): [
+        ("namespace", "lamp", 4, 51, 0),
+        ("namespace", "lamp.detail", 5, 50, 1),
+        ("class", "lamp.detail.Registry", 7, 15, 2),
+        ("method", "lamp.detail.Registry.Forget", 9, 9, 3),
+        ("method", "lamp.detail.Registry.Sweep", 10, 10, 3),
+        ("method", "lamp.detail.Registry.Oldest", 11, 11, 3),
+        ("method", "lamp.detail.Registry.Newest", 12, 12, 3),
+        ("method", "lamp.detail.Registry.Lock", 13, 13, 3),
+        ("method", "lamp.detail.Registry.TryLock", 14, 14, 3),
+        ("method", "lamp.detail.Registry.Forget", 18, 22, 2),
+        ("method", "lamp.detail.Registry.IsEmpty", 24, 26, 2),
+        ("function", "lamp.detail.GetReporter", 29, 32, 2),
+        ("function", "lamp.detail.GetTable", 34, 37, 2),
+        ("function", "lamp.detail.JoinNames", 39, 41, 2),
+        ("function", "lamp.detail.MakeWidget", 43, 43, 2),
+        ("function", "lamp.detail.DefaultOptions", 45, 48, 2),
+    ],
 }
 
 
@@ -154,6 +173,15 @@ SIGNATURES = {
         "geo.shapes.Box": "template <typename T> class Box : public Base",
         "geo.shapes.Box.get": "T get() const",
         "geo.shapes.Mode": "enum class Mode : int",
+    },
+    ("annotated.cpp", "cpp"): {
+        "lamp.detail.Registry.Sweep": "void Sweep() REQUIRES(lock_)",
+        "lamp.detail.Registry.Oldest": "Entry* Oldest() const REQUIRES(lock_)",
+        "lamp.detail.Registry.Newest": "const Entry& Newest() const;",
+        "lamp.detail.Registry.TryLock": "bool TryLock() const TRY_ACQUIRE(true, lock_);",
+        "lamp.detail.Registry.IsEmpty": "bool Registry::IsEmpty() const EXCLUDES(lock_)",
+        "lamp.detail.GetReporter": "PUBLIC_API ReporterInterface* GetReporter()",
+        "lamp.detail.GetTable": "static PUBLIC_API LookupTableInterface& GetTable()",
     },
 }
 

@@ -8,7 +8,7 @@ import random
 import threading
 
 import pytest
-from lantern.code.definitions import definitions
+from lantern.code.definitions import MAX_DEPTH, definitions, scan
 from lantern.code.languages import LANGUAGES, language_for, parse
 from lantern.code.references import uses
 
@@ -93,10 +93,11 @@ def test_hostile_input_never_raises(language: str) -> None:
 def test_deeply_nested_definitions_are_nested_without_recursion() -> None:
     depth = 5_000
     source = b"function a(){" * depth + b"}" * depth
-    found = definitions(source, "javascript")
-    assert len(found) == depth
-    assert found[-1].depth == depth - 1
-    assert found[-1].name == ".".join(["a"] * depth)
+    found = scan(source, "javascript")
+    assert len(found.definitions) == MAX_DEPTH + 1  # the rest are counted
+    assert found.definitions[-1].depth == MAX_DEPTH
+    assert found.definitions[-1].name == ".".join(["a"] * (MAX_DEPTH + 1))
+    assert found.unlisted.nested == depth - MAX_DEPTH - 1
 
 
 @pytest.mark.parametrize(

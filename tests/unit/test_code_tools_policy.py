@@ -167,6 +167,67 @@ async def test_a_token_used_as_an_identifier_is_no_use(ws: Path) -> None:
     assert TOKEN not in outline.content and TOKEN[4:20] not in outline.content
 
 
+# A password that does not look random (letters and a digit), and one that does.
+WEAK = "hunter" + "42x"
+STRONG = "Zq8#" + "kLm2Px9!wR"
+TYPED_CONSTANTS = {
+    "go const": ("src/db.go", f'package db\n\nconst Password string = "{WEAK}"\n'),
+    "go const, random": ("src/api.go", f'package api\n\nconst apiKey string = "{STRONG}"\n'),
+    "go const block": (
+        "src/cfg.go",
+        f'package cfg\n\nconst (\n\tDBPassword string = "{WEAK}"\n)\n',
+    ),
+    "rust const": ("src/db.rs", f'const SECRET: &str = "{STRONG}";\n'),
+    "rust pub const": ("src/pw.rs", f'pub const DB_PASSWORD: &str = "{WEAK}";\n'),
+    "rust static": ("src/api.rs", f'static API_KEY: &\'static str = "{STRONG}";\n'),
+    "c define": ("src/db.c", f'#define DB_PASSWORD "{WEAK}"\n'),
+    "c define key": ("src/api.h", f'#  define API_KEY L"{STRONG}"\n'),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TYPED_CONSTANTS))
+async def test_a_typed_secret_constant_is_redacted_in_outline_and_read_file(
+    ws: Path, kind: str
+) -> None:
+    rel, text = TYPED_CONSTANTS[kind]
+    write(ws, rel, text + "\nint helper(void);\n" if rel.endswith((".c", ".h")) else text)
+    ctx = ctx_for(ws, deny=DENY)
+    results = [
+        await call(ctx, "read_file", path=rel),
+        await call(ctx, "outline", path=rel),
+        await call(ctx, "outline", path="src"),
+    ]
+    for result in results:
+        assert not result.is_error, result.content
+        assert WEAK not in result.content and STRONG not in result.content, result.content
+        assert STRONG[4:] not in result.content and "hunter" not in result.content
+    assert "[REDACTED:" in results[0].content and "[REDACTED:" in results[1].content
+
+
+async def test_a_secret_constant_at_the_top_hides_nothing_else(ws: Path) -> None:
+    """A private key constant whose signature is cut before its END line: the other
+    definitions of the file are outlined all the same, and no line of the key shows."""
+    body = [TOKEN[4:] + f"{n:02d}" + "A" * 24 for n in range(25)]
+    key = "-----BEGIN " + "RSA PRIVATE KEY-----"
+    end = "-----END " + "RSA PRIVATE KEY-----"
+    write(
+        ws,
+        "src/keyed3.py",
+        f'PRIVATE_KEY = """{key}\n' + "\n".join(body) + f'\n{end}"""\n\n\n'
+        "def connect():\n    return 1\n\n\nclass Pool:\n    def get(self):\n        pass\n",
+    )
+    ctx = ctx_for(ws, deny=DENY)
+    for result in (
+        await call(ctx, "outline", path="src/keyed3.py"),
+        await call(ctx, "outline", path="src"),
+    ):
+        assert "src/keyed3.py:30-31 function connect  def connect():" in result.content
+        assert "src/keyed3.py:34-36 class Pool  class Pool:" in result.content
+        assert not any(line[:20] in result.content for line in body)
+    outline = await call(ctx, "outline", path="src/keyed3.py")
+    assert "src/keyed3.py:35-36 method Pool.get  def get(self):" in outline.content
+
+
 # --- approvals ----------------------------------------------------------------------------
 
 

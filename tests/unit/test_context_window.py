@@ -238,7 +238,7 @@ async def test_another_endpoint_listing_context_length_is_read(fake: FakeOpenAI)
 
 async def test_the_setting_is_the_window_and_nothing_is_asked(fake: FakeOpenAI) -> None:
     fake.routes.update(window_answers.vllm(max_model_len=4096))
-    window = await window_of(fake, "m", settings=Settings(maxContextTokens=50000))
+    window = await window_of(fake, "m", settings=Settings(max_context_tokens=50000))
     assert window == ContextWindow(50000, "the maxContextTokens setting", kind="setting")
     assert fake.requests == []
 

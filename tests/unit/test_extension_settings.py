@@ -1,21 +1,24 @@
 """The VS Code extension offers exactly the server's settings, so the two cannot drift.
 
-The server's side is its settings model (its JSON schema: names, defaults, types,
-choices, bounds) and its trust rule; the extension's side is package.json's
+The server's side is its settings model (as a JSON schema would describe it: names,
+defaults, types, choices, bounds) and its trust rule; the extension's side is package.json's
 ``contributes.configuration``, the list it sends (src/settings.ts) and its own
 trust rule (src/trust.ts). Adding a setting to one without the other fails here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
-from typing import Any
+from types import NoneType, UnionType
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import pytest
 from lantern.settings import trust
-from lantern.settings.model import Settings, setting_names
+from lantern.settings.model import Section, Settings, setting_names, setting_of
+from lantern.shapes import camel
 
 EXTENSION = Path(__file__).resolve().parents[2] / "vscode-extension"
 #: How to start the server, where the conversation is shown, whether the editor's context
@@ -29,16 +32,34 @@ SERVER_ONLY = {"apiKey"}
 EMPTY_IS_UNSET = {"model", "baseUrl"}
 
 
-def server_properties() -> dict[str, dict[str, Any]]:
-    """The model's JSON schema, one entry per dotted setting name."""
-    schema = Settings.model_json_schema(by_alias=True)
+def json_schema(hint: Any) -> dict[str, Any]:
+    """A field's type as a JSON schema writes it."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal:
+        return {"enum": list(args), "type": "string"}
+    if origin is UnionType:
+        return {"anyOf": [json_schema(arg) for arg in args]}
+    if origin is tuple:
+        return {"type": "array", "items": json_schema(args[0])}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": json_schema(args[1])}
+    names = {str: "string", int: "integer", float: "number", bool: "boolean", NoneType: "null"}
+    return {"type": names[hint]}
+
+
+def server_properties(model: type[Section] = Settings, prefix: str = "") -> dict[str, Any]:
+    """The settings model as a JSON schema's properties (type, default, choices, bounds),
+    one entry per dotted setting name."""
+    hints = get_type_hints(model)
+    defaults = model().model_dump(mode="json")
     flat: dict[str, dict[str, Any]] = {}
-    for name, prop in schema["properties"].items():
-        if "$ref" in prop:
-            section = schema["$defs"][prop["$ref"].rsplit("/", 1)[1]]
-            flat.update({f"{name}.{k}": v for k, v in section["properties"].items()})
+    for item in dataclasses.fields(model):
+        name, setting = f"{prefix}{camel(item.name)}", setting_of(item)
+        if setting.section is not None:
+            flat.update(server_properties(setting.section, f"{name}."))
         else:
-            flat[name] = prop
+            schema = json_schema(hints[item.name])
+            flat[name] = {**schema, **setting.bounds, "default": defaults[item.name]}
     return flat
 
 

@@ -72,6 +72,10 @@ STORES = [
     ".mozilla/firefox/abc.default/logins.json",
     ".config/google-chrome/Default/Login Data",
     ".pki/nssdb/key4.db",
+    ".yarnrc.yml",  # Yarn's npmAuthToken
+    ".config/pip/pip.conf",  # index URLs with passwords
+    ".pip/pip.conf",
+    "AppData/Roaming/pip/pip.ini",
 ]
 
 # Ordinary files of a home folder: still read, listed and found.
@@ -80,6 +84,8 @@ ORDINARY = [
     "history.md",
     "projects/app/docs/history.txt",
     ".config/app/settings.json",
+    ".config/pip/README.txt",
+    "projects/app/.yarnrc",
     ".config/gh/config.yml",
     ".local/share/app/data.txt",
     ".profile",

@@ -22,6 +22,7 @@ from lantern.workspace.roots import Workspace
 
 from tests.conftest import call, ctx_for, write
 from tests.deep_tree import make_deep
+from tests.descriptors import descriptors_left
 from tests.unit.test_list_search import CANARY, PAYLOAD, SECRET_LINE, listed, searched
 
 HANG_GUARD_S = 60
@@ -334,3 +335,22 @@ def test_verdicts_remembered_by_name_keep_folders_and_kinds_apart() -> None:
     assert with_paths.verdict(("src", "a.log"), is_dir=False) is False
     assert with_paths.verdict(("lib", "a.log"), is_dir=False) is True
     assert with_paths.verdict(("top.log",), is_dir=False) is True
+
+
+@pytest.mark.parametrize("rel", ["top.txt", "a/b/deep.txt"])
+async def test_out_of_descriptors_is_an_io_error_not_an_ignored_path(ws: Path, rel: str) -> None:
+    """No folder on the way holds an ignore file: with too few descriptors to look, the
+    read fails (closed) as `io_error`, never as a file some ignore file excludes."""
+    write(ws, rel, "plain text\n")
+    ctx = ctx_for(ws)
+    codes = []
+    for free in range(12):
+        with descriptors_left(free):
+            result = await call(ctx, "read_file", path=rel)
+        codes.append(result.code)
+        if result.code is None:
+            assert "plain text" in result.content
+            break
+        assert result.code == "io_error", (free, result.content)
+        assert "Too many open files" in result.content
+    assert codes[-1] is None  # with enough descriptors the same read succeeds

@@ -205,6 +205,41 @@ async def test_deny_globs_left_out(ws: Path) -> None:
     assert PAYLOAD not in (await call(ctx, "search", pattern=CANARY, path="config")).content
 
 
+@pytest.fixture
+def api_and_web(tmp_path: Path) -> tuple[Path, Path]:
+    """Workspace folders `api` and `web`, each with a `secrets/` folder holding the canary."""
+    api, web = tmp_path / "api", tmp_path / "web"
+    for root in (api, web):
+        write(root, "secrets/key.txt", SECRET_LINE)
+        write(root, "src/main.py", "print(1)\n")
+    write(api, "secrets/README.md", "how to rotate\n")
+    return api, web
+
+
+@pytest.mark.parametrize("glob", ["api/secrets/**", "/api/secrets/", "api/secrets/*.txt"])
+async def test_a_deny_glob_written_with_a_folders_name_denies_in_that_folder(
+    api_and_web: tuple[Path, Path], glob: str
+) -> None:
+    """Several workspace folders: a glob that starts with one's name is matched inside it,
+    as the model names the paths there; the other folder keeps its files."""
+    ctx = ctx_for(list(api_and_web), deny=[glob])
+    refused = await call(ctx, "read_file", path="api/secrets/key.txt")
+    assert refused.code == "sensitive_path" and PAYLOAD not in refused.content
+    assert "api/secrets/key.txt" not in await listed(ctx)
+    inside = await call(ctx, "list_files", path="api/secrets")  # refused, or without it
+    assert inside.code == "sensitive_path" or "api/secrets/key.txt" not in inside.content
+    found = await searched(ctx, PAYLOAD)
+    assert paths_of(found) == {"web/secrets/key.txt"}
+    shown = await call(ctx, "read_file", path="web/secrets/key.txt")
+    assert PAYLOAD in shown.content
+
+
+async def test_a_negated_folder_glob_keeps_its_place(api_and_web: tuple[Path, Path]) -> None:
+    ctx = ctx_for(list(api_and_web), deny=["api/secrets/*", "!api/secrets/README.md"])
+    assert (await call(ctx, "read_file", path="api/secrets/key.txt")).code == "sensitive_path"
+    assert "rotate" in (await call(ctx, "read_file", path="api/secrets/README.md")).content
+
+
 # --- links and special files ----------------------------------------------------------------
 
 

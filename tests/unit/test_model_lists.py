@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,9 @@ from lantern.agent.provider.model_lists import (
 from lantern.converter import to_json
 from lantern.settings.sources import Settings
 
-from tests.fakes.openai_server import FakeOpenAI
+from tests.conftest import call, ctx_for, write
+from tests.fakes.openai_server import FakeOpenAI, Turn
+from tests.hang import HANG_S
 
 KEY = "sk-canary-7Qx"
 
@@ -123,6 +127,72 @@ async def test_no_key_reaches_a_probed_server(fake: FakeOpenAI) -> None:
         assert "authorization" not in get.headers and KEY not in str(get.headers)
 
 
+class Drip:
+    """A server on 127.0.0.1 that answers every connection one byte at a time, a byte
+    every 0.2 s, for as long as the client stays (a status line that never ends)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.open = 0  # connections the client has not closed yet
+        self.accepted = 0
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.open += 1
+                self.accepted += 1
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            while not self.stopping.wait(0.2):
+                conn.sendall(b"H")
+        except OSError:
+            pass  # the client closed the connection
+        finally:
+            conn.close()
+            with self.lock:
+                self.open -= 1
+
+    def __enter__(self) -> Drip:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.listener.close()
+
+
+async def test_probes_of_a_dripping_server_end_and_never_hold_up_file_reads(ws: Path) -> None:
+    """40 `lantern/localServers` at once against a server that sends a byte at a time:
+    each probe gives up at its timeout and closes its connection, and a file read after
+    them (on a worker thread, as every read is) is not queued behind them."""
+    write(ws, "notes.txt", "still readable\n")
+    with Drip() as drip:
+        rounds = [probe_local_servers([("vLLM", drip.base_url)]) for _ in range(40)]
+        found = await asyncio.wait_for(asyncio.gather(*rounds), HANG_S)
+        result = await asyncio.wait_for(call(ctx_for(ws), "read_file", path="notes.txt"), HANG_S)
+        assert "still readable" in result.content
+        assert found == [[]] * 40 and drip.accepted == 40  # each probe was sent
+        for _ in range(int(HANG_S / 0.05)):  # each probe closed its connection
+            if drip.open == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert drip.open == 0
+
+
 # --- the configured endpoint ------------------------------------------------------------
 
 
@@ -190,6 +260,26 @@ async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
     assert listed["detail"]["code"] == "model_redirected"
     assert model_gets(fake) == []  # neither the key nor the request went on
     assert_editor_words(listed["detail"])
+
+
+async def test_a_same_origin_308_is_followed_with_the_key(fake: FakeOpenAI) -> None:
+    fake.routes[("GET", "/v1/models")] = Turn(
+        raw="", raw_status=308, raw_headers={"Location": "/v2/models"}
+    )
+    fake.routes[("GET", "/v2/models")] = Turn(raw='{"object": "list", "data": [{"id": "m2"}]}')
+    listed = to_json(await endpoint_models(settings(baseUrl=fake.base_url, apiKey=KEY), {}))
+    assert listed["models"] == ["m2"], listed
+    gets = model_gets(fake)
+    assert [g.path for g in gets] == ["/v1/models", "/v2/models"]
+    assert all(g.headers["authorization"] == f"Bearer {KEY}" for g in gets)
+
+
+async def test_an_azure_deployment_url_gets_the_key_as_api_key(fake: FakeOpenAI) -> None:
+    base = f"http://127.0.0.1:{fake.port}/openai/deployments/gpt4o?api-version=2024-10-21"
+    fake.routes[("GET", "/openai/deployments/gpt4o/models")] = Turn(raw='{"data": []}')
+    await endpoint_models(settings(baseUrl=base, apiKey=KEY), {})
+    [get] = model_gets(fake)
+    assert get.headers["api-key"] == KEY and "authorization" not in get.headers
 
 
 async def test_a_missing_v1_is_suggested() -> None:

@@ -263,6 +263,27 @@ async def test_the_audit_log_names_the_language_server(shapes: Path, tmp_path: P
     assert "source" not in plain
 
 
+TOKEN_CANARY = "ghp_" + "Zq7Xk29LmPqRw8ZaBcDeFgHiJkLmNoPqRsTu"
+
+
+async def test_a_source_is_redacted_before_it_is_cut(shapes: Path, tmp_path: Path) -> None:
+    """A token that straddles the 60 characters shown of `source` is still recognised:
+    not one character of it reaches the model or the audit log."""
+    uses = str(shapes / "src" / "uses.py")
+    source = "language server " + "x" * 23 + " " + TOKEN_CANARY
+    client = {"source": source, "locations": [{"uri": Path(uses).as_uri(), "range": span(1)}]}
+    answer = checked_answer(client)
+    assert answer is not None
+    audit = AuditLog(workspace="w", workspace_key="k", path=tmp_path / "audit.jsonl")
+    ctx = replace(ctx_for(shapes), navigator=Scripted(answer, ("references",)))
+    result = await run_tool("find_references", {"name": "Square.area"}, ctx, audit)
+    header = result.content.splitlines()[1]
+    assert header.startswith("[language server: language server xxx") and "REDACTED" in header
+    logged = (tmp_path / "audit.jsonl").read_text("utf-8")
+    for shown in (result.content, logged):
+        assert TOKEN_CANARY[4:10] not in shown and "ghp_Zq" not in shown
+
+
 async def test_a_bare_name_asks_from_each_definition_and_shows_them_together(
     shapes: Path,
 ) -> None:

@@ -120,6 +120,33 @@ def test_window_starting_on_the_second_half_of_a_split_token_does_not_leak() -> 
     assert win.redactions == {"github_token": 1}
 
 
+_LONG = "".join(
+    _rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    for _ in range(4000)
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"<config><signingKey>{_LONG}</signingKey></config>",
+        '{"kty": "oct", "k": "' + _LONG + '"}',
+        f"<RSAKeyValue><D>{_LONG}</D></RSAKeyValue>",
+    ],
+    ids=["xml value", "jwk member", "rsa key value"],
+)
+def test_a_long_line_is_redacted_before_it_is_cut(line: str) -> None:
+    """A line longer than read_file shows, whose secret closes (`</tag>`, `"`) past the
+    cut: the secret is recognised all the same, and no part of it is shown."""
+    data = f"a = 1\n{line}\nb = 2\n".encode()
+    for win in (window(data, "k.xml", 1, 3), window(data, "k.xml", 2, 1)):
+        shown = "\n".join(win.lines)
+        assert "line cut" in shown and "[REDACTED:" in shown, shown[:200]
+        assert _LONG[:12] not in shown and _LONG[500:512] not in shown
+    for hit in hit_lines(data, [2])[0].values():
+        assert _LONG[:12] not in hit and _LONG[500:512] not in hit
+
+
 def test_window_far_below_an_indented_yaml_block_does_not_leak() -> None:
     """More indented lines than the context walk covers: the whole text is redacted."""
     secret = [f"    {CANARY}{i}" for i in range(600)]

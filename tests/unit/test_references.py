@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import codecs
 import json
+import multiprocessing
 import os
+import random
 import re
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ from lantern.workspace.roots import Workspace
 
 from tests.conftest import run, write
 from tests.fakes.openai_server import FakeOpenAI, Turn
+from tests.hang import HANG_S
 
 APP = "".join(f"line {n}\n" for n in range(1, 31))  # 30 lines, "line 30" is 7 chars
 
@@ -506,6 +510,69 @@ def test_seen_lines_from_bad_json_is_lenient() -> None:
     assert SeenLines.from_json({"a": 1}).to_json() == []
     data: list[object] = [["a.py", 1, 2], ["b.py", True, 3], ["c.py", "1", 2], [1, 2, 3], "x"]
     assert SeenLines.from_json(data).to_json() == [["a.py", 1, 2]]
+
+
+def _naive_seen(spans: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """What `SeenLines.to_json` must give: every line shown, per file, in runs."""
+    lines: dict[str, set[int]] = {}
+    for path, a, b in spans:
+        lo, hi = max(min(a, b), 1), max(a, b)
+        lines.setdefault(path.removeprefix("./"), set()).update(range(lo, hi + 1))
+    runs: list[tuple[str, int, int]] = []
+    for path in sorted(lines):
+        for n in sorted(lines[path]):
+            if runs and runs[-1][0] == path and runs[-1][2] == n - 1:
+                runs[-1] = (path, runs[-1][1], n)
+            else:
+                runs.append((path, n, n))
+    return runs
+
+
+def test_seen_lines_agree_with_a_naive_reference_on_random_ranges() -> None:
+    rng = random.Random(27)
+    seen = SeenLines()
+    spans: list[tuple[str, int, int]] = []
+    for step in range(3000):
+        path = rng.choice(["a.py", "./a.py", "b/c.py"])
+        start = rng.randint(-3, 400)
+        span = (path, start, start + rng.randint(-4, rng.choice([0, 1, 3, 40])))
+        spans.append(span)
+        seen.add(*span)
+        if step % 150 == 0 or step == 2999:
+            assert seen.to_json() == [list(run) for run in _naive_seen(spans)], step
+    shown = {(p, n) for p, lo, hi in _naive_seen(spans) for n in range(lo, hi + 1)}
+    for _ in range(2000):
+        path = rng.choice(["a.py", "b/c.py", "d.py"])
+        lo = rng.randint(-1, 405)
+        hi = lo + rng.randint(0, 12)
+        expected = lo >= 1 and all((path, n) in shown for n in range(lo, hi + 1))
+        assert seen.covers(path, lo, hi) is expected, (path, lo, hi)
+
+
+_FORK = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+
+
+def _load_conversation(path: str) -> None:
+    conv = Conversation.from_json(json.loads(Path(path).read_text("utf-8")))
+    assert conv.seen.covers("src/app.py", 99_999, 99_999)
+
+
+def test_a_conversation_file_with_100k_seen_ranges_loads(tmp_path: Path) -> None:
+    """One range per use shown by many `find_references` calls: loading the file is one
+    search per range, not a rescan of the file's ranges (before: 30,000 took over 10 s).
+    Bounded only against a hang, in a child process."""
+    seen = [["src/app.py", n, n] for n in range(1, 200_000, 2)]
+    data = {"version": 1, "id": "c1", "messages": [], "seen": seen}
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps(data), "utf-8")
+    proc = _FORK.Process(target=_load_conversation, args=(str(path),))
+    proc.start()
+    proc.join(HANG_S)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        pytest.fail(f"loading 100,000 seen ranges still runs after {HANG_S:.0f} s")
+    assert proc.exitcode == 0
 
 
 # --- multi-root ------------------------------------------------------------------------------

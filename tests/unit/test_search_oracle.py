@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from lantern.tools.base import ToolResult
+from lantern.tools.ripgrep import process as ripgrep
 from lantern.tools.ripgrep.recheck import changed_spans
 
 from tests.conftest import call, ctx_for, write
@@ -175,3 +176,55 @@ async def test_hits_after_dropped_ones_in_the_same_file_still_show(ws: Path) -> 
     for max_results in (1, 2, 5):
         result = await call(ctx, "search", pattern="ghp_", max_results=max_results)
         assert result.content.splitlines()[1:] == ["a.py:7: ghp_ in a comment"], max_results
+
+
+@pytest.fixture
+def counted_rg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """ripgrep behind a wrapper that appends a line to the returned file at each start."""
+    real = ripgrep.rg_binary()
+    starts = tmp_path / "rg-starts"
+    wrapper = tmp_path / "bin" / "rg"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho started >> "{starts}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(ripgrep, "rg_binary", lambda: str(wrapper))
+    return starts
+
+
+def _token(i: int) -> str:
+    return f"ghp_{i:04d}{BODY[4:]}"
+
+
+async def test_secret_hit_lines_of_many_files_are_checked_together(
+    ws: Path, counted_rg: Path
+) -> None:
+    """200 files whose hit lines hold a secret: the redacted lines are searched again in
+    one batch, not one ripgrep start per file; every hit still shows, redacted."""
+    for i in range(200):
+        write(ws, f"c{i:03d}.py", f'GITHUB = "{_token(i)}"  # needle\nx = 1\n')
+    result = await call(ctx_for(ws), "search", pattern="needle", max_results=500)
+    hits = result.content.splitlines()[1:-1]
+    assert hits == [
+        f'c{i:03d}.py:1: GITHUB = "[REDACTED:github_token]"  # needle' for i in range(200)
+    ]
+    assert "ghp_0" not in result.content
+    assert len(counted_rg.read_text().splitlines()) <= 3  # the search, then the recheck
+
+
+async def test_batched_rechecks_keep_max_results_and_drop_matches_in_secrets(ws: Path) -> None:
+    """Across files: lines that match only inside a secret are no hits and use up
+    nothing; the first files' true hits fill max_results and the rest is announced."""
+    for i in range(40):
+        inside = f'T = "{_token(i)}"\n'  # "ghp_0" matches only inside the token
+        outside = f'T = "{_token(i)}"  # ghp_0 mentioned\n'
+        write(ws, f"f{i:02d}.py", outside if i % 2 else inside)
+    result = await call(ctx_for(ws), "search", pattern="ghp_0", max_results=10)
+    lines = result.content.splitlines()
+    hits = [line for line in lines[1:] if not line.startswith("[")]
+    assert len(hits) == 10
+    assert all(int(line[1:3]) % 2 == 1 and line.endswith("# ghp_0 mentioned") for line in hits)
+    assert any(line.startswith("[more matches not shown") for line in lines)
+    every = await call(ctx_for(ws), "search", pattern="ghp_0", max_results=500)
+    assert [line[:3] for line in every.content.splitlines()[1:-1]] == [
+        f"f{i:02d}" for i in range(1, 40, 2)
+    ]

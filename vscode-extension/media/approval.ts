@@ -1,10 +1,13 @@
 // A pending approval in its turn: the prompt, its four actions as buttons (the one that
-// never grants focused, so a bare Enter denies; arrow keys move between them) and the time left, counted down in place so the
-// turn is not drawn again every second. Answered here, it shows the choice and no buttons.
+// never grants focused, so a bare Enter denies; arrow keys move between them) and the time
+// left, counted down in place so the turn is not drawn again every second. Escape leaves
+// it unanswered (as closing its notification does) for the question box. Answered here,
+// or run out, it shows the choice and no buttons, and the focus goes to the question box.
 
 import { formatTimeLeft } from "../src/activity";
 import type { PanelApproval } from "../src/protocol";
 import { button, element } from "./dom";
+import { focusQuestionBox, viewHasFocus } from "./focus";
 import { send } from "./host";
 
 const answered = new Map<string, string>(); // approval id → the action picked in this view
@@ -30,6 +33,7 @@ function moveFocus(event: KeyboardEvent, buttons: HTMLButtonElement[]): void {
 }
 
 function settled(box: HTMLElement, text: string): void {
+  const hadFocus = box.contains(document.activeElement);
   box.querySelector(".approval-actions")?.remove();
   box.querySelector(".approval-time")?.remove();
   box.classList.add("answered");
@@ -39,6 +43,7 @@ function settled(box: HTMLElement, text: string): void {
     box.append(note);
   }
   note.textContent = text;
+  if (hadFocus) focusQuestionBox();
 }
 
 function tick(): void {
@@ -73,15 +78,18 @@ export function renderApproval(approval: PanelApproval): HTMLElement {
     const node = button("approval-action", action, () => {
       answered.set(approval.id, action);
       send({ type: "approve", id: approval.id, action });
-      const hadFocus = box.contains(document.activeElement);
       settled(box, `You chose ${action}.`);
-      if (hadFocus) box.focus();
     });
     if (action === approval.safe) node.dataset.safe = "true";
     return node;
   });
   buttons[0]?.classList.add("primary");
   actions.addEventListener("keydown", (event) => moveFocus(event, buttons));
+  box.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !box.contains(actions)) return;
+    event.preventDefault();
+    focusQuestionBox();
+  });
   actions.append(...buttons);
   const clock = element("span", "approval-time", formatTimeLeft(approval.expiresAt - Date.now()));
   clock.dataset.expires = String(approval.expiresAt);
@@ -93,14 +101,16 @@ export function renderApproval(approval: PanelApproval): HTMLElement {
 }
 
 /** Focus the action of an approval that just appeared that never grants (Deny), unless
- * the user is typing; with none known, the approval itself, so Enter picks nothing. */
-export function focusNewApproval(root: HTMLElement, input: HTMLElement): void {
+ * the user is typing a question (text in the focused box) or is outside the view; with
+ * none known, the approval itself, so Enter picks nothing. */
+export function focusNewApproval(root: HTMLElement, input: HTMLTextAreaElement): void {
+  const typing = document.activeElement === input && input.value.trim() !== "";
   for (const box of Array.from(root.querySelectorAll<HTMLElement>(".approval[data-id]"))) {
     const id = box.dataset.id ?? "";
     if (focused.has(id)) continue;
     if (!box.querySelector("button.approval-action")) continue;
     const safe = box.querySelector<HTMLButtonElement>("button.approval-action[data-safe]");
     focused.add(id);
-    if (document.activeElement !== input) (safe ?? box).focus({ preventScroll: true });
+    if (!typing && viewHasFocus()) (safe ?? box).focus({ preventScroll: true });
   }
 }

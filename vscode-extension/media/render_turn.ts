@@ -1,13 +1,16 @@
 // One turn on screen: `article.turn[data-key]`. A turn is drawn as parts (a compaction's
 // divider, question, tools, approval, answers, references, stop, error, warnings); drawing
 // it again replaces only the parts whose content changed, so streaming does not reset the
-// focus, the approval clock or an opened divider.
+// approval clock or an opened divider, and a replaced part gives the focus to the same
+// control in its successor (media/focus.ts).
 
 import { activityRow } from "../src/activity";
+import { referenceTitle } from "../src/citations";
 import type { ToolEvent, TurnRecord } from "../src/protocol";
 import { approvalSignature, renderApproval } from "./approval";
 import { answerElement } from "./code_blocks";
-import { button, element } from "./dom";
+import { button, element, rovingFocus } from "./dom";
+import { focusIn, restoreFocus } from "./focus";
 import { send } from "./host";
 import { renderCompactions } from "./render_compaction";
 import { renderFailure, renderStop, renderWarnings } from "./render_error";
@@ -43,18 +46,23 @@ function header(turn: TurnRecord): HTMLElement {
   return head;
 }
 
+/** The turn's tool calls, one row each: one Tab stop, the arrow keys between rows; a
+ * focused row shows its whole target. */
 function tools(list: readonly ToolEvent[]): HTMLElement {
   const box = element("ul", "tools");
   box.setAttribute("aria-label", "What Lantern read");
-  for (const event of list) {
+  const rows = list.map((event) => {
     const row = activityRow(event);
     const item = element("li", `tool status-${row.status}`);
-    item.append(element("span", "tool-name", row.tool), element("span", "tool-target", row.target));
-    item.append(element("span", "tool-status", row.statusText));
+    const target = element("span", "tool-target", row.target);
+    target.title = row.target;
+    item.append(element("span", "tool-name", row.tool), target, element("span", "tool-status", row.statusText));
     if (row.detail) item.append(element("span", "tool-detail", row.detail));
     if (row.waited) item.append(element("span", "tool-wait", row.waited));
-    box.append(item);
-  }
+    return item;
+  });
+  box.append(...rows);
+  rovingFocus(box, rows);
   return box;
 }
 
@@ -86,6 +94,7 @@ function references(turn: TurnRecord): HTMLElement | undefined {
     if (ref.verified) {
       const link = element("a", "lantern-ref", label);
       link.href = "#";
+      link.title = referenceTitle(ref);
       link.dataset.ref = String(index);
       item.append(link);
       if (!ref.seen) item.append(element("span", "note", " (not read by Lantern)"));
@@ -148,8 +157,10 @@ export function renderTurn(container: HTMLElement, turn: TurnRecord, before: Ele
         fresh.dataset.part = part.id;
         signatures.set(fresh, part.signature);
       }
+      const focused = el && focusIn(el);
       if (el && fresh) el.replaceWith(fresh);
       else el?.remove();
+      if (focused !== undefined) restoreFocus(fresh, focused);
       el = fresh;
     }
     if (!el) continue;
@@ -157,6 +168,10 @@ export function renderTurn(container: HTMLElement, turn: TurnRecord, before: Ele
     if (want !== el) node.insertBefore(el, want);
     previous = el;
   }
-  for (const el of old.values()) el.remove();
+  for (const el of old.values()) {
+    const focused = focusIn(el);
+    el.remove();
+    if (focused !== undefined) restoreFocus(undefined, focused);
+  }
   return node;
 }

@@ -49,7 +49,8 @@ export function markCitations(answer: string, refs: readonly Reference[]): strin
   return out + answer.slice(at);
 }
 
-function label(ref: Reference): string {
+/** What a reference's link says on hover (and to a screen reader, as its description). */
+export function referenceTitle(ref: Reference): string {
   const lines = ref.startLine === ref.endLine ? `line ${ref.startLine}` : `lines ${ref.startLine}–${ref.endLine}`;
   if (!ref.verified) return `${ref.path || "this path"}: not found in the workspace`;
   return `Open ${ref.path}, ${lines}${ref.seen ? "" : " (not read by Lantern)"}`;
@@ -66,7 +67,7 @@ export function expandCitations(html: string, answer: string, refs: readonly Ref
     const ref = refs[index];
     if (!ref) return "";
     const text = escapeHtml(answer.slice(ref.span[0], ref.span[1]));
-    const title = escapeHtml(label(ref));
+    const title = escapeHtml(referenceTitle(ref));
     if (ref.verified) {
       return `<a href="#" class="lantern-ref${ref.seen ? "" : " unseen"}" data-ref="${index}" title="${title}">${text}</a>`;
     }

@@ -97,15 +97,19 @@ function launchKey(trusted: Trusted, keyGeneration: number): string {
 /** Tells the server this client shows approvals in its own view (`lantern/approve`), a
  * failed question's `detail` itself (so the server sends no `window/showMessage` for it),
  * and, while `lantern.navigation` is on when the server starts, which `lantern/navigate`
- * ops it answers. */
-const lanternFeatures: StaticFeature = {
-  fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: lanternCapabilities(navigationEnabled()) };
-  },
-  initialize() {},
-  getState: () => ({ kind: "static" }),
-  clear() {},
-};
+ * ops it answers (the log says which it is). */
+function lanternFeatures(output: vscode.LogOutputChannel): StaticFeature {
+  return {
+    fillClientCapabilities(capabilities) {
+      const navigation = navigationEnabled();
+      output.info(navigation ? "the server may ask lantern/navigate (lantern.navigation is on)" : "lantern.navigation is off: the server is not offered lantern/navigate");
+      capabilities.experimental = { ...(capabilities.experimental ?? {}), lantern: lanternCapabilities(navigation) };
+    },
+    initialize() {},
+    getState: () => ({ kind: "static" }),
+    clear() {},
+  };
+}
 
 export class Server implements vscode.Disposable {
   client: LanguageClient | undefined;
@@ -233,7 +237,7 @@ export class Server implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("lantern", "Lantern", serverOptions, clientOptions);
-    client.registerFeature(lanternFeatures);
+    client.registerFeature(lanternFeatures(this.output));
     answerNavigation(client, this.output);
     this.created.fire(client);
     this.client = client;

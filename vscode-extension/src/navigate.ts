@@ -193,6 +193,15 @@ export function toResult(request: NavigateRequest, found: unknown, source: strin
   return locations.length > 0 ? { source, locations } : null;
 }
 
+/** One line for the log about an answer: how much, from whom; never the locations. */
+export function answerSummary(result: NavigateResult | null): string {
+  if (!result) return "nothing found: no answer";
+  const from = result.source ? ` from ${result.source}` : "";
+  if (result.locations) return `${result.locations.length} location(s)${from}`;
+  if (result.symbols) return `${result.symbols.length} symbol(s)${from}`;
+  return `${result.hover === undefined ? "no hover text" : `${result.hover.length} characters of hover text`}${from}`;
+}
+
 /** The VS Code command that answers each op. */
 export const PROVIDER_COMMANDS: Record<NavigateOp, string> = {
   definition: "vscode.executeDefinitionProvider",

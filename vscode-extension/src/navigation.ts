@@ -3,7 +3,7 @@
 
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
-import { parseNavigate, PROVIDER_COMMANDS, sourceFor, toResult, type NavigateRequest } from "./navigate";
+import { answerSummary, parseNavigate, PROVIDER_COMMANDS, sourceFor, toResult, type NavigateRequest } from "./navigate";
 import type { NavigateResult } from "./protocol";
 import { onUnlessTurnedOff } from "./trust";
 
@@ -25,14 +25,24 @@ async function ask(request: NavigateRequest): Promise<NavigateResult | null> {
 }
 
 /** Registers the handler on a client before it starts. Any failure is "no answer" (null):
- * the server then falls back to its own syntax-only lookup. */
+ * the server then falls back to its own syntax-only lookup. Each request is logged (one
+ * line: the op and what was answered, never the locations). */
 export function answerNavigation(client: LanguageClient, output: vscode.LogOutputChannel): void {
   client.onRequest("lantern/navigate", async (params: unknown, token: vscode.CancellationToken) => {
     const request = parseNavigate(params);
-    if (!request || !navigationEnabled()) return null;
+    if (!request) {
+      output.info("lantern/navigate: not a request this client answers (a file: URI and a position, or a query): no answer");
+      return null;
+    }
+    if (!navigationEnabled()) {
+      output.info(`lantern/navigate ${request.op}: lantern.navigation is off: no answer`);
+      return null;
+    }
     try {
       const result = await ask(request);
-      return token.isCancellationRequested ? null : result;
+      if (token.isCancellationRequested) return null;
+      output.info(`lantern/navigate ${request.op}: ${answerSummary(result)}`);
+      return result;
     } catch (error) {
       output.info(`lantern/navigate ${request.op}: no answer from the language features: ${String(error)}`);
       return null;

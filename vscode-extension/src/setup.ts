@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
+import { modelItems, pickedMessage, serverItem, type ModelItem } from "./model_items";
 import type { LocalServer, ModelList } from "./protocol";
 
 export interface SetupHost {
@@ -16,12 +17,6 @@ export interface SetupHost {
 }
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration("lantern");
-
-function modelsText(models: string[]): string {
-  if (models.length === 0) return "no models yet";
-  const shown = models.slice(0, 4).join(", ");
-  return `${models.length} model${models.length === 1 ? "" : "s"}: ${shown}${models.length > 4 ? ", …" : ""}`;
-}
 
 /** A URL the server can use: http(s), with a host. */
 export function checkBaseUrl(text: string): string | undefined {
@@ -77,9 +72,7 @@ export class Setup {
     });
     void this.localServers().then((servers) => {
       const found: Choice[] = servers.map((s) => ({
-        label: `$(server) ${s.name}`,
-        description: s.baseUrl,
-        detail: `Running on this machine · ${modelsText(s.models)}`,
+        ...serverItem(s),
         run: async () => {
           await this.setBaseUrl(s.baseUrl);
           await this.pickModel(s.models);
@@ -139,17 +132,15 @@ export class Setup {
       if (answer.detail) failure = answer.detail.summary || answer.detail.message;
       else if (models.length === 0) failure = `${answer.baseUrl || "The endpoint"} lists no models`;
     }
-    const ENTER = "$(edit) Enter a model name…";
-    const items: vscode.QuickPickItem[] = models.map((id) => ({ label: id, description: id === current ? "current" : undefined }));
-    items.push({ label: ENTER });
+    const items: ModelItem[] = modelItems(models, current);
     const picked = await vscode.window.showQuickPick(items, {
       title: "Lantern: Pick Model",
       placeHolder: failure ? `Could not list the models: ${failure}` : "The model Lantern asks",
       ignoreFocusOut: true,
     });
     if (!picked) return;
-    let model = picked.label;
-    if (model === ENTER) {
+    let model = picked.id; // none: the last item, ENTER_MODEL
+    if (model === undefined) {
       const typed = await vscode.window.showInputBox({
         title: "Lantern: Model",
         prompt: "The model id the endpoint knows, e.g. gpt-4o-mini or qwen2.5-coder",
@@ -161,7 +152,7 @@ export class Setup {
       model = typed.trim();
     }
     await config().update("model", model, vscode.ConfigurationTarget.Global);
-    void vscode.window.showInformationMessage(`Lantern will ask ${model}.`);
+    void vscode.window.showInformationMessage(pickedMessage(model));
   }
 
   private async modelList(): Promise<ModelList> {

@@ -2,6 +2,7 @@
 // the context window is. Pure.
 
 import type { Meter } from "./context_meter";
+import { iconSafe } from "./model_items";
 import type { AskResult } from "./protocol";
 
 export interface Usage {
@@ -47,7 +48,7 @@ export function statusView({ configured, last, total, meter }: StatusInput): Sta
     };
   }
   const lines = [`Lantern asks ${model}${setting ? " (lantern.model)" : " (found on this machine: lantern.model is not set)"}.`];
-  let text = `$(lightbulb) ${model}`;
+  let text = `$(lightbulb) ${iconSafe(model)}`; // a name from a server: no icon of its own
   if (last && answered === model) {
     text += ` · ${tokens(last.usage.promptTokens)}↑ ${tokens(last.usage.completionTokens)}↓`;
     lines.push(`Last answer: ${last.usage.promptTokens} tokens in (sent), ${last.usage.completionTokens} out (written).`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  answerSummary,
   hoverText,
   lanternCapabilities,
   MAX_HOVER_CHARS,
@@ -109,4 +110,14 @@ test("the answer names the language that answered, and each op fills its own fie
   const symbols = parseNavigate({ op: "workspaceSymbols", query: "run" })!;
   assert.deepEqual(toResult(symbols, [], "x"), { source: "x", symbols: [] });
   assert.equal(NAVIGATION_OPS.length, 6);
+});
+
+test("the log line about an answer says how much and from whom, never where", () => {
+  const location = { uri: A, range: r(4, 2, 4, 5) };
+  assert.equal(answerSummary({ source: "TypeScript", locations: [location, location] }), "2 location(s) from TypeScript");
+  assert.equal(answerSummary({ source: "TypeScript", symbols: [] }), "0 symbol(s) from TypeScript");
+  assert.equal(answerSummary({ source: "Python", hover: "def run() -> int" }), "16 characters of hover text from Python");
+  assert.equal(answerSummary({ source: "Python" }), "no hover text from Python");
+  assert.equal(answerSummary(null), "nothing found: no answer");
+  assert.doesNotMatch(answerSummary({ locations: [location] }), /file:|\/w\//);
 });

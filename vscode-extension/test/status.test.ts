@@ -44,3 +44,10 @@ test("the tooltip repeats the view's context meter line", () => {
   assert.ok(view.tooltip.split("\n").includes(label), view.tooltip);
   assert.doesNotMatch(statusView({ configured: "m1", total: none }).tooltip, /Context/);
 });
+
+test("a model's name from a server shows as written: its `$(icon)` syntax is escaped", () => {
+  const view = statusView({ configured: "", last: { model: "$(check) trusted $(zap)", usage: { promptTokens: 1, completionTokens: 2 } }, total: none });
+  assert.equal(view.text, "$(lightbulb) \\$(check) trusted \\$(zap) · 1↑ 2↓");
+  const set = statusView({ configured: "\\$(x)", total: none });
+  assert.equal(set.text, "$(lightbulb) \\\\$(x)");
+});

@@ -15,17 +15,18 @@ server restart) can seed a new, empty conversation with them (`seed`).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import tempfile
 import uuid
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lantern.agent.conversation_file import FILE_VERSION, checked, parsed
 from lantern.agent.inputs import HistoryTurn
+from lantern.agent.instruction_frame import reframed
 from lantern.agent.protocol.seam import Name, result_ids
 from lantern.agent.tokens import message_tokens
 from lantern.escaping import json_text
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from lantern.tools.base import SeenSpan
 
 SHORTENED_KEEP = 200
-FILE_VERSION = 1
 HISTORY_TURNS = 50  # the most earlier turns a client can seed a conversation with
 HISTORY_ANSWER_BYTES = 32 * 1024  # each seeded answer, UTF-8
 HISTORY_QUESTION_BYTES = 8 * 1024  # each seeded question
@@ -71,9 +71,10 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _texts(value: object) -> list[str] | None:
-    """A conversation file's `instructions`: a list of strings, else not offered yet."""
+    """A conversation file's `instructions`: a list of strings, each kept only as a frame
+    (`instruction_frame.reframed`); else not offered yet."""
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return list(value)
+        return [reframed(item) for item in value]
     return None
 
 
@@ -111,21 +112,22 @@ class SeenLines:
         self._ranges: dict[str, list[tuple[int, int]]] = {}
 
     def add(self, path: str, start: int, end: int) -> None:
+        """Record lines `start..end`; found by bisection among the file's ranges and
+        merged with those it overlaps or touches, so a conversation with tens of
+        thousands of ranges costs a search, not a rescan, per range."""
         if start > end:
             start, end = end, start
         start = max(start, 1)
         if end < start:
             return
-        key = _norm(path)
-        merged: list[tuple[int, int]] = []
-        for lo, hi in self._ranges.get(key, []):
-            if hi + 1 < start or end + 1 < lo:
-                merged.append((lo, hi))
-            else:
-                start, end = min(start, lo), max(end, hi)
-        merged.append((start, end))
-        merged.sort()
-        self._ranges[key] = merged
+        ranges = self._ranges.setdefault(_norm(path), [])
+        # The ranges are disjoint and apart, so their ends rise with their starts:
+        # [first, last) are those that reach `start - 1` and begin by `end + 1`.
+        first = bisect_left(ranges, start - 1, key=lambda r: r[1])
+        last = bisect_right(ranges, end + 1, lo=first, key=lambda r: r[0])
+        if first < last:
+            start, end = min(start, ranges[first][0]), max(end, ranges[last - 1][1])
+        ranges[first:last] = [(start, end)]
 
     def add_all(self, spans: Iterable[SeenSpan]) -> None:
         for item in spans:
@@ -255,11 +257,12 @@ class Conversation:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Conversation:
-        if data.get("version") != FILE_VERSION or not isinstance(data.get("messages"), list):
-            raise ValueError("not a Lantern conversation file")
+    def from_json(cls, data: object) -> Conversation:
+        """A conversation from a file's JSON; ValueError unless every part has the shape
+        Lantern writes (`conversation_file.checked`)."""
+        data = checked(data)
         return cls(
-            id=str(data["id"]),
+            id=data["id"],
             messages=list(data["messages"]),
             seen=SeenLines.from_json(data.get("seen") or []),
             answered=dict(data.get("answered") or {}),
@@ -289,7 +292,13 @@ class Conversation:
 
     @classmethod
     def load(cls, path: Path) -> Conversation:
-        return cls.from_json(json.loads(path.read_text("utf-8")))
+        """The conversation kept in `path`; OSError, or ValueError saying (in one line,
+        quoting nothing of it) what is wrong with the file."""
+        try:
+            text = path.read_text("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("not UTF-8 text") from None
+        return cls.from_json(parsed(text))
 
 
 class Conversations:

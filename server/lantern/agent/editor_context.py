@@ -9,7 +9,8 @@ same path as the model's own (jail, policy, approval, redaction, audit; see
 `loop.Agent.ask`). A file outside the workspace folders is ignored (a log line
 says so); a file the jail or the policy refuses (sensitive, ignored, denied, a link)
 is named to the model only as "a file Lantern may not read", with nothing of it.
-Problem messages are redacted like file text (a linter may quote a secret line).
+Problem messages are redacted like file text (a linter may quote a secret line), and
+only then cut, so a token that straddles the cut is still recognised.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from dataclasses import dataclass
 
 from lantern.agent.inputs import Diagnostic, EditorContext
 from lantern.errors import ToolError
-from lantern.escaping import cap, escape_line
+from lantern.escaping import escape_line
 from lantern.workspace.lines import MAX_LINES
-from lantern.workspace.redact.redactor import redact
+from lantern.workspace.redact.redactor import redacted_prefix
 from lantern.workspace.roots import Target, Workspace
 
 __all__ = [
@@ -53,12 +54,19 @@ _HEAD = (
 _END = "[end of editor metadata]"
 
 
+def _shown(text: str, limit: int) -> str:
+    """`text` redacted, then cut to `limit` characters (saying how long it was), escaped
+    onto one line."""
+    shown, cut = redacted_prefix(text, limit)
+    return escape_line(f"{shown}…({len(text):,} chars)" if cut else shown)
+
+
 def _problem(rel: str, d: Diagnostic) -> str:
     words = [d.severity or "problem", f"{rel}:{d.lines}"]
     if d.source:
-        words.append(f"[{escape_line(redact(cap(d.source, MAX_SOURCE_CHARS)).text)}]")
+        words.append(f"[{_shown(d.source, MAX_SOURCE_CHARS)}]")
     # A linter may quote the line it complains about: redacted like the file's text.
-    words.append(escape_line(redact(cap(d.message, MAX_MESSAGE_CHARS)).text))
+    words.append(_shown(d.message, MAX_MESSAGE_CHARS))
     return "- " + " ".join(words)
 
 

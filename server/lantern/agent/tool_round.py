@@ -32,6 +32,12 @@ from lantern.tools.navigator import Navigator
 from lantern.tools.registry import run_tool
 from lantern.workspace.roots import Workspace
 
+#: How many calls of a round run at once; the others wait their turn, in call order.
+#: A running call holds a few file descriptors (a search: a ripgrep process too), so
+#: a turn of 1,500 calls near `ulimit -n 1024` cannot take every descriptor the
+#: process has, and the audit log, the model's connection and each call keep theirs.
+CALLS_AT_ONCE = 8
+
 
 def _status(code: str | None) -> str:
     if code is None:
@@ -104,6 +110,7 @@ class ToolRunner:
         self.room = room  # the tokens one of a round's n results may take in the window
         self.calls: list[ToolCallRecord] = []
         self.spent = 0
+        self._slots = asyncio.Semaphore(CALLS_AT_ONCE)
 
     @property
     def exhausted(self) -> bool:
@@ -113,7 +120,8 @@ class ToolRunner:
     async def run(
         self, calls: list[ToolCall], approvals: Approver | None = None
     ) -> list[CallResult]:
-        """Run every call concurrently; results, events and bookkeeping in call order.
+        """Run the calls, `CALLS_AT_ONCE` at a time; results, events and bookkeeping in
+        call order.
         `approvals`: the approver for these calls instead of the question's (a mention's)."""
         running: list[_Call] = []
         first_of: dict[str, str] = {}
@@ -182,23 +190,24 @@ class ToolRunner:
         args: dict[str, Any] | None,
         approvals: Approver,
     ) -> ToolResult:
-        """Run one call; `args` are its arguments as parsed (None: they did not parse, and
-        `run_tool` reports why from the raw text)."""
-        started = time.perf_counter()
-        ctx = ToolContext(
-            self.workspace,
-            _Timed(approvals, record),
-            conversation_id=self.conv.id,
-            observer=_Observer(self.emit, record),
-            call_id=call.id,
-            code_cache=CACHES.for_conversation(self.conv.id),
-            navigator=self.navigator,
-        )
-        result = await run_tool(
-            call.name, call.arguments if args is None else args, ctx, self.audit
-        )
-        record.ms = max((time.perf_counter() - started) * 1000 - record.wait_ms, 0.0)
-        return result
+        """Run one call once a slot is free; `args` are its arguments as parsed (None: they
+        did not parse, and `run_tool` reports why from the raw text)."""
+        async with self._slots:
+            started = time.perf_counter()
+            ctx = ToolContext(
+                self.workspace,
+                _Timed(approvals, record),
+                conversation_id=self.conv.id,
+                observer=_Observer(self.emit, record),
+                call_id=call.id,
+                code_cache=CACHES.for_conversation(self.conv.id),
+                navigator=self.navigator,
+            )
+            result = await run_tool(
+                call.name, call.arguments if args is None else args, ctx, self.audit
+            )
+            record.ms = max((time.perf_counter() - started) * 1000 - record.wait_ms, 0.0)
+            return result
 
 
 async def _repeat(earlier: str) -> ToolResult:

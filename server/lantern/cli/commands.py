@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lantern import __version__, exit_codes
+from lantern import __version__, exit_codes, startup
 from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
 from lantern.platform_gate import unsupported
 from lantern.settings.sources import Settings, SettingsError, load_settings
@@ -127,6 +127,7 @@ async def _tool(args: argparse.Namespace) -> int:
     from lantern.tools.base import ToolContext
     from lantern.tools.registry import run_tool
 
+    startup.loaded()
     settings = _settings()
     workspace = workspace_for(args.workspace, settings)
     approvals = Fixed(Decision.ALLOW_ONCE if args.approve == "allow" else Decision.DENY)
@@ -147,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="lantern: %(levelname)s %(name)s: %(message)s",
     )
+    startup.loading()  # until the command's modules are in (`lantern.startup`)
     try:
         if args.command == "tool":
             return asyncio.run(_tool(args))
@@ -156,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(refusal)
             from lantern.cli.ask import run_ask
 
+            startup.loaded()
             flags = {
                 "model": args.model,
                 "baseUrl": args.base_url,
@@ -180,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             from lantern.cli.doctor import run_doctor
 
+            startup.loaded()
             return run_doctor(_settings(), probe=args.probe)
         if args.command == "serve":
             from lantern.lsp.server import serve
@@ -191,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"lantern: {exc}", file=sys.stderr)
         return exit_codes.USAGE
+    finally:
+        startup.loaded()
     parser.error(f"unknown command {args.command}")
     return exit_codes.USAGE
 

@@ -107,6 +107,11 @@ def _readback_line() -> str:
         return "/proc/self/fd (check 5: where each opened file really is)"
     if method == "F_GETPATH":
         return "fcntl F_GETPATH (check 5: where each opened file really is)"
+    if method == "walk":
+        return (
+            "a walk up '..' from each opened handle to its workspace folder (check 5: where "
+            "each opened file really is; no /proc/self/fd, no F_GETPATH here)"
+        )
     return (
         "UNAVAILABLE — check 5 cannot read back where an opened file is (no /proc/self/fd, "
         "no F_GETPATH); the no-follow open beneath each root still holds (docs/platforms.md)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from lantern.agent.failure import shown
 from lantern.agent.provider.diagnose import Prober, fixed_url, origin
+from lantern.agent.provider.key_header import credentials
 from lantern.escaping import escape_line, public_url
 
 LABEL = "  {:<16}"
@@ -34,7 +35,7 @@ class Address:
 async def check_address(
     base_url: str, model: str, api_key: str | None, headers: Mapping[str, str]
 ) -> Address:
-    prober = Prober(api_key, headers)
+    prober = Prober(*credentials(base_url, api_key, headers))
     found = Address()
     shown_url = public_url(base_url)  # its query or userinfo may carry a key
     models = await prober.models(base_url)

@@ -2,11 +2,13 @@
 
 The caller gives a hashable identity for a file's bytes (the tools use device, inode,
 size and mtime); a changed file has a new identity and is parsed again. An entry keeps
-the source bytes, the line table, the definitions and, once `uses` has been asked, the
-identifier index; never the syntax tree (a tree is about twenty times its source). Each
-entry is charged for its source bytes plus an estimate of the rest, and the least
-recently used entries are dropped while the total is over the cap. An entry that alone
-exceeds the cap is computed and returned but not kept.
+a file's `Scan` (`code/definitions.py`): the source bytes, the line table, the
+definitions and the starts of their names; never the syntax tree (a tree is about
+twenty times its source), so `uses` on a kept file parses its bytes again and searches
+only where the name occurs (`code/references.py`). Each entry is charged for its source
+bytes plus an estimate of the rest, and the least recently used entries are dropped
+while the total is over the cap. An entry that alone exceeds the cap is computed and
+returned but not kept.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from lantern.code.definitions import Definition, scan
-from lantern.code.references import Identifiers, Use, find_uses, identifiers
-from lantern.code.text import LineTable
+import tree_sitter
+
+from lantern.code import languages
+from lantern.code.definitions import Definition, Scan, Unlisted, scan_tree
+from lantern.code.references import FileUses, Use, naming, search
 
 DEFAULT_CAP = 64 << 20
 _DEFINITION_BYTES = 200  # a Definition object and its tuple slot, besides its strings
@@ -28,20 +32,13 @@ Source = bytes | Callable[[], bytes]
 
 @dataclass
 class _Entry:
-    source: bytes
-    lines: LineTable
-    definitions: list[Definition]
-    name_starts: frozenset[int]
-    tokens: Identifiers | None
+    scan: Scan
     cost: int
 
 
-def _cost(entry: _Entry) -> int:
-    definitions = sum(_DEFINITION_BYTES + len(d.name) + len(d.signature) for d in entry.definitions)
-    tokens = entry.tokens.nbytes() if entry.tokens is not None else 0
-    return (
-        len(entry.source) + entry.lines.nbytes() + definitions + tokens + 8 * len(entry.name_starts)
-    )
+def _cost(found: Scan) -> int:
+    definitions = sum(_DEFINITION_BYTES + len(d.name) + len(d.signature) for d in found.definitions)
+    return len(found.source) + found.lines.nbytes() + definitions + 8 * len(found.name_starts)
 
 
 class ParseCache:
@@ -66,30 +63,44 @@ class ParseCache:
 
     def definitions(self, key: Hashable, source: Source, language: str) -> list[Definition]:
         """The definitions of the file `key` (parsed from `source` on a miss)."""
-        return self._entry(key, source, language, need_tokens=False).definitions
+        return self._scan(key, source, language)[0].definitions
 
-    def uses(self, key: Hashable, source: Source, language: str, name: str) -> list[Use]:
-        """The uses of `name` in the file `key` (parsed from `source` on a miss)."""
-        entry = self._entry(key, source, language, need_tokens=True)
-        assert entry.tokens is not None
-        return find_uses(entry.source, entry.lines, entry.tokens, entry.name_starts, name)
+    def listing(
+        self, key: Hashable, source: Source, language: str
+    ) -> tuple[list[Definition], Unlisted]:
+        """The definitions of the file `key`, and what they leave out."""
+        found = self._scan(key, source, language)[0]
+        return found.definitions, found.unlisted
 
-    def _entry(self, key: Hashable, source: Source, language: str, *, need_tokens: bool) -> _Entry:
+    def uses(
+        self, key: Hashable, source: Source, language: str, name: str, max_lines: int | None = None
+    ) -> FileUses:
+        """The uses of `name` in the file `key`: all, or those on its first `max_lines`
+        lines with uses."""
+        found, tree = self._scan(key, source, language)
+        if tree is None:
+            tree = languages.parse(found.source, language)
+        return search(found, tree, language, name, max_lines)
+
+    def naming(self, key: Hashable, source: Source, language: str, name: str) -> list[Use]:
+        """The uses of `name` in the file `key` that name a definition (no tree needed)."""
+        return naming(self._scan(key, source, language)[0], name)
+
+    def _scan(
+        self, key: Hashable, source: Source, language: str
+    ) -> tuple[Scan, tree_sitter.Tree | None]:
+        """The file's scan, and its tree when it was parsed now."""
         slot = (key, language)
         with self._lock:
             entry = self._entries.get(slot)
-            if entry is not None and (entry.tokens is not None or not need_tokens):
+            if entry is not None:
                 self._entries.move_to_end(slot)
                 self.hits += 1
-                return entry
+                return entry.scan, None
             self.misses += 1
-        data = entry.source if entry is not None else (source() if callable(source) else source)
-        parsed = scan(data, language)
-        tokens = identifiers(parsed.tree, language) if need_tokens else None
-        fresh = _Entry(data, parsed.lines, parsed.definitions, parsed.name_starts, tokens, 0)
-        fresh.cost = _cost(fresh)
-        self._keep(slot, fresh)
-        return fresh
+        found, tree = scan_tree(source() if callable(source) else source, language)
+        self._keep(slot, _Entry(found, _cost(found)))
+        return found, tree
 
     def _keep(self, slot: tuple[Hashable, str], entry: _Entry) -> None:
         with self._lock:

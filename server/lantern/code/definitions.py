@@ -3,17 +3,20 @@
 A tree-sitter query (run in C) finds each language's candidate nodes; its table
 (`code/grammars/`) says what each one defines. Nesting is worked out from the nodes'
 byte ranges with an explicit stack, never by recursion, so a deeply nested file cannot
-exhaust Python's stack.
+exhaust Python's stack. A definition nested deeper than MAX_DEPTH is counted, not
+listed; the query itself stops `code/deep.py`'s MAX_DEPTH syntax levels down. A long
+qualified name keeps its start and its end (`_qualified`), so memory grows with the
+file, never with the square of its nesting.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
-from lantern.code import languages
+from lantern.code import deep, languages
 from lantern.code.grammars import grammar_for
 from lantern.code.grammars.common import Found
 from lantern.code.pieces import pieces
@@ -38,6 +41,11 @@ CONTAINERS = frozenset(
 # A function directly inside one of these is a method.
 MEMBER_HOSTS = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
 _FUNCTIONS = frozenset({"function", "method"})
+MAX_DEPTH = 100  # a definition nested deeper is counted in `Unlisted`, not listed
+# Of a qualified name's outer part, the characters kept at its start and at its end: at
+# least the longest name a lookup takes (`tools/navigation/symbols.py`), so that
+# `Outer.member` finds the same definitions, and what is shown (its start) is the same.
+_KEPT_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -58,16 +66,49 @@ class Definition:
 
 
 @dataclass(frozen=True)
+class Unlisted:
+    """What a file's definitions leave out: how many definitions are nested deeper than
+    MAX_DEPTH and the line of the first (0: none), and the first line of code nested
+    deeper than a query searches (`code/deep.py`; 0: none)."""
+
+    nested: int = 0
+    nested_line: int = 0
+    deep_line: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.nested or self.deep_line)
+
+    def words(self) -> str:
+        """What was left out, in words (empty when nothing was)."""
+        parts = []
+        if self.nested:
+            parts.append(
+                f"{self.nested:,} definition(s) nested deeper than {MAX_DEPTH} levels "
+                f"(the first at line {self.nested_line:,})"
+            )
+        if self.deep_line:
+            parts.append(deep_words(self.deep_line))
+        return "; ".join(parts)
+
+
+def deep_words(line: int) -> str:
+    """Code nested deeper than a query searches, from `line`, in words."""
+    return f"code nested deeper than {deep.MAX_DEPTH:,} levels (from line {line:,})"
+
+
+@dataclass(frozen=True)
 class Scan:
-    """A parsed file: its tree, line table, definitions, and the start bytes of the
-    identifiers that name those definitions."""
+    """What parsing a file found, all that the cache keeps of it: its bytes, line table,
+    definitions, the start bytes of the identifiers that name those definitions, what
+    they leave out, and the first byte of code nested too deep to query (None: none).
+    Never the tree (about twenty times the source)."""
 
     source: bytes
-    language: str
-    tree: tree_sitter.Tree
     lines: LineTable
     definitions: list[Definition]
     name_starts: frozenset[int]
+    unlisted: Unlisted
+    deep_from: int | None
 
 
 @dataclass
@@ -89,43 +130,47 @@ def _query(language: str) -> tree_sitter.Query:
     return found
 
 
-def _candidates(tree: tree_sitter.Tree, source: bytes, language: str) -> list[Found]:
+def _candidates(whole: list[tree_sitter.Node], source: bytes, language: str) -> list[Found]:
     """What the rules find, one per name token (the widest node wins), in source order
     with an enclosing node before the nodes inside it."""
     rules = grammar_for(language).rules
     query = _query(language)
-    matches = [
-        m for piece in pieces(tree)[0] for m in tree_sitter.QueryCursor(query).matches(piece)
-    ]
+    matches = [m for piece in whole for m in deep.cursor(query).matches(piece)]
     by_name: dict[int, Found] = {}
+    tails: set[tuple[int, int]] = set()
     for index, captured in matches:
         captures = {name: nodes[0] for name, nodes in captured.items() if nodes}
         if "d" not in captures:
             continue
         for found in rules[index].describe(captures, source):
+            if found.tail is not None:
+                tails.add((found.tail.start_byte, found.tail.end_byte))
             key = found.name_node.start_byte
             kept = by_name.get(key)
-            if kept is None or _wider(found, kept):
+            if kept is None or found.end - found.start > kept.end - kept.start:
                 by_name[key] = found
-    ordered = list(by_name.values())
-    ordered.sort(key=lambda f: (f.node.start_byte, -f.node.end_byte))
+    ordered = [f for f in by_name.values() if (f.start, f.end) not in tails]
+    ordered.sort(key=lambda f: (f.start, -f.end))
     return ordered
 
 
-def _wider(found: Found, kept: Found) -> bool:
-    return (found.node.end_byte - found.node.start_byte) > (
-        kept.node.end_byte - kept.node.start_byte
-    )
+def _qualified(outer: str, name: str) -> str:
+    """`outer.name`, with a long `outer` cut in its middle: a definition nested under
+    long names does not repeat them all."""
+    if len(outer) > 2 * _KEPT_CHARS + 1:
+        outer = f"{outer[:_KEPT_CHARS]}…{outer[-_KEPT_CHARS:]}"
+    return f"{outer}.{name}"
 
 
 def _nest(
     found: list[Found], source: bytes, lines: LineTable, public: Judge
-) -> tuple[list[Definition], set[int]]:
+) -> tuple[list[Definition], set[int], Unlisted]:
     definitions: list[Definition] = []
     name_starts: set[int] = set()
+    nested, nested_start = 0, -1
     stack: list[_Open] = []
     for item in found:
-        start = item.node.start_byte
+        start = item.start
         while stack and stack[-1].end <= start:
             stack.pop()
         outer = stack[-1] if stack else None
@@ -135,17 +180,24 @@ def _nest(
         in_function = outer is not None and outer.in_function
         if kind == "constant" and in_function:
             continue
-        qualname = f"{outer.qualname}.{item.name}" if outer and outer.qualname else item.name
+        depth = len(stack)
+        if depth > MAX_DEPTH:  # counted; its name is never made
+            if item.listed:
+                nested += 1
+                nested_start = start if nested_start < 0 else nested_start
+            if kind in CONTAINERS:
+                stack.append(_Open(item.end, "", kind, in_function or kind in _FUNCTIONS))
+            continue
+        qualname = _qualified(outer.qualname, item.name) if outer and outer.qualname else item.name
         if item.listed:
-            end = item.node.end_byte if item.header_end is None else item.header_end
+            end = item.end if item.header_end is None else item.header_end
             signature = one_line(source[start : max(start, end)])
-            depth = len(stack)
             definitions.append(
                 Definition(
                     kind,
                     qualname,
                     lines.line(start),
-                    lines.last_line(start, item.node.end_byte),
+                    lines.last_line(start, item.end),
                     signature,
                     depth,
                     depth > 0 or public(start, qualname, signature),
@@ -154,20 +206,33 @@ def _nest(
             name_starts.add(item.name_node.start_byte)
         if kind in CONTAINERS:
             inside = in_function or kind in _FUNCTIONS
-            stack.append(_Open(item.node.end_byte, qualname, kind, inside))
+            stack.append(_Open(item.end, qualname, kind, inside))
     definitions.sort(key=lambda d: (d.start, d.depth))
-    return definitions, name_starts
+    unlisted = Unlisted(nested, lines.line(nested_start) if nested else 0)
+    return definitions, name_starts, unlisted
+
+
+def scan_tree(source: bytes, language: str) -> tuple[Scan, tree_sitter.Tree]:
+    """Parse `source` and find its definitions: the scan, and the tree."""
+    tree = languages.parse(source, language)
+    lines = LineTable(source)
+    whole = pieces(tree)[0]
+    found = _candidates(whole, source, language)
+    definitions, name_starts, unlisted = _nest(
+        found, source, lines, judge(language, tree, source)
+    )
+    deep_from = deep.first_beyond(whole)
+    if deep_from is not None:
+        unlisted = replace(unlisted, deep_line=lines.line(deep_from))
+    scanned = Scan(source, lines, definitions, frozenset(name_starts), unlisted, deep_from)
+    return scanned, tree
 
 
 def scan(source: bytes, language: str) -> Scan:
     """Parse `source` and find its definitions (what the cache keeps)."""
-    tree = languages.parse(source, language)
-    lines = LineTable(source)
-    found = _candidates(tree, source, language)
-    definitions, name_starts = _nest(found, source, lines, judge(language, tree, source))
-    return Scan(source, language, tree, lines, definitions, frozenset(name_starts))
+    return scan_tree(source, language)[0]
 
 
 def definitions(source: bytes, language: str) -> list[Definition]:
-    """Every definition in `source`, sorted by (start, depth)."""
+    """Every definition in `source` (to MAX_DEPTH), sorted by (start, depth)."""
     return scan(source, language).definitions

@@ -31,7 +31,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from lantern import __version__
+from lantern import __version__, startup
 from lantern.agent.failure import EndpointError
 from lantern.audit import audit_path
 from lantern.lsp import editor_requests, translate
@@ -105,6 +105,8 @@ def build_server() -> LanternServer:
             init_options=options if isinstance(options, dict) else {}
         )
         ls.pending_problems += skipped
+        # Started: collect as usual from when the answer is sent (`lantern.startup`).
+        asyncio.get_running_loop().call_soon(startup.loaded)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanternServer, params: types.InitializedParams) -> None:

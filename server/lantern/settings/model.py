@@ -1,27 +1,39 @@
-"""What Lantern's settings are: one pydantic model, its defaults and its checks.
+"""What Lantern's settings are: two frozen dataclasses, their defaults and their checks.
 
-The model's camelCase aliases are the settings' names everywhere: the keys of
-``initializationOptions``, of the ``lantern`` configuration section, of VS Code's
-``lantern.<name>`` settings and of ``config.toml``. Each value is checked by our
-own function so that a message says what was expected and what came, and never
-echoes the API key. Where the values come from, and which wins, is
-:mod:`lantern.settings.sources`; the reference for users is docs/settings.md.
+Each field's camelCase name (`lantern.shapes.camel`: ``max_steps`` → ``maxSteps``) is
+the setting's name everywhere: the keys of ``initializationOptions``, of the
+``lantern`` configuration section, of VS Code's ``lantern.<name>`` settings and of
+``config.toml``. Each value is checked by our own function (the field's
+:class:`Setting`) so that a message says what was expected and what came, and never
+echoes the API key. Only the standard library: `lantern serve` resolves its settings
+before it answers ``initialize``, and a pydantic model made half of what Lantern added
+to a bare pygls server's start-up (`benchmarks/server_bench.py`). Where the values come
+from, and which wins, is :mod:`lantern.settings.sources`; the reference for users is
+docs/settings.md.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, get_args
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
-from pydantic.alias_generators import to_camel
-
 from lantern.escaping import public_url
+from lantern.shapes import camel
 
-__all__ = ["Settings", "SettingsError", "ToolProtocol", "describe", "setting_names"]
+__all__ = [
+    "Settings",
+    "SettingsError",
+    "ToolProtocol",
+    "checked",
+    "describe",
+    "setting_names",
+]
 
 ApprovalMode = Literal["ask", "workspace"]
 #: ``native`` tool calls, a ``text`` protocol described in the system prompt, or
@@ -169,49 +181,160 @@ def _one_of(choices: Any) -> Callable[[object], Any]:
     return check
 
 
-def _checked(check: Callable[[object], object]) -> BeforeValidator:
-    """Our own check first, for our messages; pydantic's then only sees good values."""
-    return BeforeValidator(lambda value: value if value is None else check(value))
+@dataclass(frozen=True)
+class Setting:
+    """What a field's metadata says of it: the check its value passes (what the check
+    returns is kept), or the section of settings it holds; and the bounds the check
+    holds a number to, as JSON schema names them (``minimum``, ``exclusiveMinimum``),
+    which the extension's settings must not go beyond
+    (`tests/unit/test_extension_settings.py`)."""
+
+    check: Callable[[object], object] | None = None
+    section: type[Section] | None = None
+    bounds: Mapping[str, float] = field(default_factory=dict)
 
 
-Text = Annotated[str | None, _checked(_text)]
-Secret = Annotated[str | None, _checked(_secret)]
-Url = Annotated[str | None, _checked(_url)]
-Globs = Annotated[tuple[str, ...], _checked(_globs)]
-Count = Annotated[int, Field(ge=1), _checked(_count)]
-Seconds = Annotated[float, Field(gt=0), _checked(_seconds)]
-OptionalCount = Annotated[int | None, _checked(_count)]
-Headers = Annotated[dict[str, str], _checked(_headers)]
-Flag = Annotated[bool, _checked(_flag)]
+_KEY = "lantern.setting"
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True, extra="forbid")
+def rule(check: Callable[[object], object], **bounds: float) -> Mapping[str, Setting]:
+    """A field's metadata: `field(default=20, metadata=rule(_count, minimum=1))`."""
+    return MappingProxyType({_KEY: Setting(check=check, bounds=bounds)})
 
 
-class ApprovalSettings(_Section):
-    mode: Annotated[ApprovalMode, _checked(_one_of(ApprovalMode))] = "ask"
-    allow: Globs = ()
-    deny: Globs = ()
-    timeout_seconds: Seconds = 120.0
+def nested(model: type[Section]) -> Mapping[str, Setting]:
+    """The metadata of a field that holds a section of settings (``approval``)."""
+    return MappingProxyType({_KEY: Setting(section=model)})
 
 
-class Settings(_Section):
-    """Every setting and its default; the camelCase alias is the setting's name."""
+def setting_of(item: dataclasses.Field[Any]) -> Setting:
+    found: Setting = item.metadata[_KEY]
+    return found
 
-    model: Text = None
-    base_url: Url = None
-    api_key: Secret = Field(default=None, repr=False)
-    approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
-    max_steps: Count = 20
-    max_tool_output_bytes: Count = 262144
-    max_context_tokens: OptionalCount = None  # None: the endpoint's own window
-    request_timeout_seconds: Seconds = 120.0
-    question_timeout_seconds: Seconds = 300.0
-    tool_protocol: Annotated[ToolProtocol, _checked(_one_of(ToolProtocol))] = "auto"
-    max_output_tokens: OptionalCount = None
-    headers: Headers = Field(default={}, repr=False)
-    project_instructions: Flag = True  # offer AGENTS.md & co. with a first question
+
+#: (dotted name, what is wrong) for one bad key; ``None``: no setting has that name.
+Problem = tuple[str, str | None]
+_S = TypeVar("_S", bound="Section")
+
+
+def checked(
+    model: type[Section], data: Mapping[Any, object], prefix: str = ""
+) -> tuple[dict[str, Any], list[Problem]]:
+    """The values `data` gives by setting name, each through its check, a section's as a
+    dict of its own; and a problem for each bad or unknown key, which is left out. A
+    ``null`` where the default is ``null`` is left out too (not set here).
+
+    Problems come in the order of the fields, a section's at its place, then the unknown
+    keys in the order given."""
+    values: dict[str, Any] = {}
+    problems: list[Problem] = []
+    names: set[str] = set()
+    for item in dataclasses.fields(model):
+        name = camel(item.name)
+        names.add(name)
+        if name not in data:
+            continue
+        value, setting = data[name], setting_of(item)
+        if setting.section is not None:
+            if not isinstance(value, Mapping):
+                problems.append((f"{prefix}{name}", f"must be an object, got {describe(value)}"))
+                continue
+            values[name], bad = checked(setting.section, value, f"{prefix}{name}.")
+            problems += bad
+        elif value is None and item.default is None:
+            continue
+        else:
+            assert setting.check is not None
+            try:
+                value = setting.check(value)
+            except ValueError as exc:
+                problems.append((f"{prefix}{name}", str(exc)))
+                continue
+            if value is not None:
+                values[name] = value
+    problems += [(f"{prefix}{key}", None) for key in data if key not in names]
+    return values, problems
+
+
+@dataclass(frozen=True)
+class Section:
+    """What both kinds of settings share: made from, and written as, values by name."""
+
+    @classmethod
+    def model_validate(cls: type[_S], data: Mapping[str, object]) -> _S:
+        """These settings from values by setting name, every one checked; SettingsError
+        for the first bad or unknown key."""
+        values, problems = checked(cls, data)
+        if problems:
+            name, text = problems[0]
+            raise SettingsError(f"{name}: {text or 'no such setting'}", key=name)
+        return cls._made(values)
+
+    @classmethod
+    def _made(cls: type[_S], values: Mapping[str, Any]) -> _S:
+        given: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            name, inner = camel(item.name), setting_of(item).section
+            if name in values:
+                value = values[name]
+                given[item.name] = inner._made(value) if inner is not None else value
+        return cls(**given)
+
+    def model_dump(
+        self, *, mode: Literal["python", "json"] = "python", by_alias: bool = False
+    ) -> dict[str, Any]:
+        """Every setting by field name (`by_alias`: by setting name), a section as a dict;
+        in ``json`` mode a list of globs is a list."""
+        out: dict[str, Any] = {}
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, Section):
+                value = value.model_dump(mode=mode, by_alias=by_alias)
+            elif isinstance(value, dict):
+                value = dict(value)
+            elif isinstance(value, tuple) and mode == "json":
+                value = list(value)
+            out[camel(item.name) if by_alias else item.name] = value
+        return out
+
+    def model_copy(self: _S, *, update: Mapping[str, Any] | None = None) -> _S:
+        """A copy with the fields in `update` (by field name) replaced, unchecked."""
+        return dataclasses.replace(self, **(update or {}))
+
+
+@dataclass(frozen=True)
+class ApprovalSettings(Section):
+    mode: ApprovalMode = field(default="ask", metadata=rule(_one_of(ApprovalMode)))
+    allow: tuple[str, ...] = field(default=(), metadata=rule(_globs))
+    deny: tuple[str, ...] = field(default=(), metadata=rule(_globs))
+    timeout_seconds: float = field(default=120.0, metadata=rule(_seconds, exclusiveMinimum=0))
+
+
+@dataclass(frozen=True)
+class Settings(Section):
+    """Every setting and its default; the field's camelCase name is the setting's name."""
+
+    model: str | None = field(default=None, metadata=rule(_text))
+    base_url: str | None = field(default=None, metadata=rule(_url))
+    api_key: str | None = field(default=None, repr=False, metadata=rule(_secret))
+    approval: ApprovalSettings = field(
+        default_factory=ApprovalSettings, metadata=nested(ApprovalSettings)
+    )
+    max_steps: int = field(default=20, metadata=rule(_count, minimum=1))
+    max_tool_output_bytes: int = field(default=262144, metadata=rule(_count, minimum=1))
+    # None: the endpoint's own window
+    max_context_tokens: int | None = field(default=None, metadata=rule(_count))
+    request_timeout_seconds: float = field(
+        default=120.0, metadata=rule(_seconds, exclusiveMinimum=0)
+    )
+    question_timeout_seconds: float = field(
+        default=300.0, metadata=rule(_seconds, exclusiveMinimum=0)
+    )
+    tool_protocol: ToolProtocol = field(default="auto", metadata=rule(_one_of(ToolProtocol)))
+    max_output_tokens: int | None = field(default=None, metadata=rule(_count))
+    headers: dict[str, str] = field(default_factory=dict, repr=False, metadata=rule(_headers))
+    # offer AGENTS.md & co. with a first question
+    project_instructions: bool = field(default=True, metadata=rule(_flag))
 
     def public_dict(self) -> dict[str, Any]:
         """The settings by name, safe to print or log: the API key masked, the base URL
@@ -225,14 +348,10 @@ class Settings(_Section):
         return data
 
 
-def setting_names(model: type[BaseModel] = Settings, prefix: str = "") -> list[str]:
+def setting_names(model: type[Section] = Settings, prefix: str = "") -> list[str]:
     """Every setting's dotted name, in declaration order: ``model``, …, ``approval.mode``, …"""
     names: list[str] = []
-    for name, field in model.model_fields.items():
-        alias = f"{prefix}{field.alias or name}"
-        sub = field.annotation
-        if isinstance(sub, type) and issubclass(sub, BaseModel):
-            names += setting_names(sub, f"{alias}.")
-        else:
-            names.append(alias)
+    for item in dataclasses.fields(model):
+        name, inner = f"{prefix}{camel(item.name)}", setting_of(item).section
+        names += setting_names(inner, f"{name}.") if inner is not None else [name]
     return names

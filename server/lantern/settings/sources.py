@@ -24,10 +24,15 @@ from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import platformdirs
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
-from lantern.settings.model import Settings, SettingsError, describe, setting_names
+from lantern.settings.model import (
+    Problem,
+    Settings,
+    SettingsError,
+    checked,
+    describe,
+    setting_names,
+)
 
 __all__ = ["Settings", "SettingsError", "config_path", "load_settings", "load_settings_lenient"]
 
@@ -62,15 +67,13 @@ def _problem(name: str, text: str, source: str) -> SettingsError:
     return SettingsError(f"{name}: {text} (from {source})", key=name, source=source)
 
 
-def _from_pydantic(error: ErrorDetails, source: str) -> SettingsError:
-    name = ".".join(str(part) for part in error["loc"])
-    if error["type"] == "extra_forbidden":
+def _from_check(found: Problem, source: str) -> SettingsError:
+    name, text = found
+    if text is None:
         suggestion = _suggest(name)
         hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
         return SettingsError(f"unknown setting {name!r} in {source}{hint}", key=name, source=source)
-    if error["type"] == "value_error":
-        return _problem(name, str(error.get("ctx", {}).get("error")), source)
-    return _problem(name, error["msg"], source)
+    return _problem(name, text, source)
 
 
 def _nest(data: Mapping[Any, object], source: str) -> tuple[dict[str, Any], list[SettingsError]]:
@@ -114,18 +117,8 @@ def _layer(data: object, source: str) -> tuple[dict[str, Any], list[SettingsErro
             )
         ]
     nested, problems = _nest(data, source)
-    try:
-        parsed = Settings.model_validate(nested)
-    except ValidationError as exc:
-        for error in exc.errors():
-            problems.append(_from_pydantic(error, source))
-            *parents, last = (str(part) for part in error["loc"])
-            node = nested
-            for part in parents:
-                node = node[part]
-            del node[last]
-        parsed = Settings.model_validate(nested)  # every bad key is gone
-    return parsed.model_dump(by_alias=True, exclude_unset=True, exclude_none=True), problems
+    values, bad = checked(Settings, nested)
+    return values, problems + [_from_check(found, source) for found in bad]
 
 
 # --------------------------------------------------------------------------- layers

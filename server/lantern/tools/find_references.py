@@ -2,8 +2,10 @@
 
 Candidates are the files where the name's last segment stands as a whole word (ripgrep,
 `navigation/files.py`); in those, the code engine finds the identifiers of that name,
-never a word inside a comment or a string. Each line with a use is shown once, redacted
-and cut like a search hit; a line that defines the name ends with ` [definition]`.
+never a word inside a comment or a string: it looks only where the name stands as a
+word, and stops one line past what can still be shown; code nested too deep to search
+is named in a note. Each line with a use is shown once, redacted and cut like a search
+hit; a line that defines the name ends with ` [definition]`.
 For `Class.member` the uses are those of `member`: without types, which object a use
 belongs to is not known.
 A use whose line redaction changed so that the name is no longer plainly there is not
@@ -21,6 +23,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from lantern.code.cache import ParseCache
+from lantern.code.definitions import deep_words
 from lantern.tools.arguments import ToolArgs
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult
 from lantern.tools.find_symbol import summarize
@@ -31,6 +34,7 @@ from lantern.tools.navigation.lookup import look_up
 from lantern.tools.navigation.served import Anchor, anchors_in, ask
 from lantern.tools.navigation.shown import ShownUse, show_uses
 from lantern.tools.navigation.symbols import MAX_NAME_CHARS, last_segment, symbol_name
+from lantern.tools.navigation.unsearched import not_searched
 from lantern.tools.navigator import NavAnswer
 from lantern.tools.ripgrep.result_filter import display
 
@@ -62,6 +66,7 @@ class _Found:
         self.anchors: list[Anchor] = []
         self.uses: list[ShownUse] = []
         self.more = False
+        self.unsearched: list[tuple[str, str]] = []  # (path, what): code too deep to search
 
     def visit(self, file: Loaded) -> None:
         if self.anchored:
@@ -70,9 +75,13 @@ class _Found:
         if room <= 0:
             self.more = True
             return
-        found = self.cache.uses(file.key, file.data, file.language, last_segment(self.name))
+        # One line more than there is room for: to know there are more.
+        name = last_segment(self.name)
+        found = self.cache.uses(file.key, file.data, file.language, name, room + 1)
+        if found.unsearched:
+            self.unsearched.append((file.path, deep_words(found.unsearched)))
         lines: dict[int, bool] = {}
-        for use in found:
+        for use in found.uses:
             lines[use.line] = lines.get(use.line, False) or use.is_definition
         if len(lines) > room:  # only the first lines of a file full of uses are shown
             self.more = True
@@ -82,7 +91,7 @@ class _Found:
 
 
 def _render(name: str, where: str, uses: list[ShownUse], more: bool, header: str | None) -> str:
-    lines = [f"[untrusted uses of {name!r} under {where}]"]
+    lines = [f"[untrusted uses of {name!r} under {display(where)}]"]
     if header is not None:
         lines.append(header)
     for use in uses[:MAX_USES]:
@@ -129,8 +138,10 @@ async def find_references(args: FindReferencesArgs, ctx: ToolContext) -> ToolRes
         source = asked.source
         uses, more, dropped = await _served(ctx, args, where, asked.answer, found.anchors)
         extra = [*dropped, *extra]
+    else:
+        extra = [*not_searched(found.unsearched), *extra]
     if not uses:
-        head = f"[no uses of {args.name!r} under {where}]"
+        head = f"[no uses of {args.name!r} under {display(where)}]"
         lines = [head, *([header] if header else []), *extra]
         return ToolResult("\n".join(lines), path=where, decision=decision, source=source)
     uses = sorted(uses, key=lambda u: (u.path, u.line))

@@ -4,7 +4,8 @@ Candidates are the files where the name's last segment stands as a whole word (r
 `navigation/files.py`); only those are parsed (through the conversation's parse cache),
 and only definitions whose qualified name is the name, or ends with `.name`, are kept.
 Ranked: an exact qualified match first, then shallower paths, then by path and line.
-What is shown is redacted (`navigation/shown.py`).
+What is shown is redacted (`navigation/shown.py`). A file whose definitions nest too
+deep to be listed in full is named in a note (`navigation/unsearched.py`).
 
 When the editor offers its language servers (`ToolContext.navigator`): the best few
 definitions found get a `  type: …` line from the client's hover at their names
@@ -35,7 +36,9 @@ from lantern.tools.navigation.symbols import (
     symbol_name,
 )
 from lantern.tools.navigation.typed import TYPE_PREFIX, Types, types_of
+from lantern.tools.navigation.unsearched import not_searched
 from lantern.tools.navigator import Navigator
+from lantern.tools.ripgrep.result_filter import display
 
 DESCRIPTION = (
     "Find where a symbol is defined: classes, functions, methods, types, constants. "
@@ -73,9 +76,12 @@ class _Found:
         self.asks_uses = navigator is not None and navigator.offers("definition")
         self.anchors: list[Anchor] = []
         self.uses: list[Anchor] = []
+        self.unsearched: list[tuple[str, str]] = []  # (path, what its definitions leave out)
 
     def visit(self, file: Loaded) -> None:
-        found = self.cache.definitions(file.key, file.data, file.language)
+        found, unlisted = self.cache.listing(file.key, file.data, file.language)
+        if unlisted:
+            self.unsearched.append((file.path, unlisted.words()))
         ranked = [(rank, d) for d in found if (rank := match_rank(d.name, self.name)) is not None]
         if not ranked:
             if self.asks_uses and len(self.uses) < MAX_ANCHORS:
@@ -99,7 +105,8 @@ def _ranked(found: _Found) -> list[ShownDefinition]:
 
 
 def _head(name: str, where: str, header: str | None) -> list[str]:
-    return [f"[untrusted definitions of {name!r} under {where}]", *([header] if header else [])]
+    head = f"[untrusted definitions of {name!r} under {display(where)}]"
+    return [head, *([header] if header else [])]
 
 
 def _more(more: int) -> list[str]:
@@ -136,7 +143,7 @@ async def _not_found(
     """No definition the engine found: the language servers' definitions, if any."""
     served = await served_definitions(ctx, args.name, args.path, where, found.uses)
     if served is None or not served.lines:
-        head = f"[no definition of {args.name!r} under {where}]"
+        head = f"[no definition of {args.name!r} under {display(where)}]"
         told = [served.header, *served.notes] if served is not None else []
         source = served.source if served is not None else None
         return ToolResult(
@@ -157,6 +164,7 @@ async def _not_found(
 async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     found = _Found(args.name, cache_for(ctx.code_cache), ctx.navigator)
     where, decision, extra = await look_up(ctx, "find_symbol", args.path, args.name, found.visit)
+    extra = [*not_searched(found.unsearched), *extra]
     if not found.shown:
         return await _not_found(args, ctx, found, where, decision, extra)
     ranked = _ranked(found)

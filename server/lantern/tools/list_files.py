@@ -197,9 +197,9 @@ async def list_files(args: ListFilesArgs, ctx: ToolContext) -> ToolResult:
             handle.close()
     glob_note = f" matching {args.glob!r}" if args.glob else ""
     if not rows:
-        text = "\n".join([f"[no files{glob_note} under {where}]", *notes])
+        text = "\n".join([f"[no files{glob_note} under {display(where)}]", *notes])
         return ToolResult(text, path=where, decision=decision)
-    head = f"[{total:,} file(s){glob_note} under {where}]"
+    head = f"[{total:,} file(s){glob_note} under {display(where)}]"
     lines = [head, *rows]
     if total > len(rows):
         lines.append(

@@ -4,7 +4,8 @@ Each line is `path:START-END KIND NAME  SIGNATURE` (NAME qualified for members,
 `Class.method`), the signature from the redacted text (`navigation/shown.py`). A file is
 parsed whole (through the conversation's parse cache) and approved like a read of it;
 its outline keeps source order, a map of the file, cut at `MAX_OUTPUT_BYTES` with a note
-of how many definitions are left.
+of how many definitions are left, and a note of what nesting left out (`[not listed: …]`,
+`code/definitions.Unlisted`).
 
 A folder is walked as list_files walks it (`navigation/files.py`) and approved like a
 search of it. Its files are shown most important first: shallower files first, then files
@@ -29,6 +30,7 @@ from typing import Any
 from pydantic import Field
 
 from lantern.code.cache import ParseCache
+from lantern.code.definitions import Unlisted, deep_words
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
@@ -41,7 +43,8 @@ from lantern.tools.navigation.files import (
     walk_notes,
 )
 from lantern.tools.navigation.shown import ShownDefinition, show_definitions
-from lantern.tools.ripgrep.result_filter import open_targets
+from lantern.tools.navigation.unsearched import not_searched
+from lantern.tools.ripgrep.result_filter import display, open_targets
 from lantern.workspace.lines import looks_binary
 from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_OUTPUT_BYTES
@@ -80,9 +83,12 @@ class _Folder:
     def __init__(self, cache: ParseCache) -> None:
         self.cache = cache
         self.files: list[_FileOutline] = []
+        self.unsearched: list[tuple[str, str]] = []  # (path, what): code too deep to query
 
     def visit(self, file: Loaded) -> None:
-        found = self.cache.definitions(file.key, file.data, file.language)
+        found, unlisted = self.cache.listing(file.key, file.data, file.language)
+        if unlisted.deep_line:
+            self.unsearched.append((file.path, deep_words(unlisted.deep_line)))
         top = [d for d in found if d.depth == 0]
         if top:
             lines = show_definitions(file.path, file.data(), top)
@@ -164,22 +170,23 @@ def _shown_bytes(items: list[ShownDefinition]) -> int:
     return sum(len(item.line.encode("utf-8", "replace")) + 1 for item in items)
 
 
-def _one_file(handle: Opened, cache: ParseCache) -> tuple[list[ShownDefinition], int]:
+def _one_file(handle: Opened, cache: ParseCache) -> tuple[list[ShownDefinition], int, Unlisted]:
     """A worker thread: parse (or find in the cache) and show the file's definitions, a
-    chunk at a time until the output is full; and how many were not looked at."""
-    holder: list[tuple[list[ShownDefinition], int]] = []
+    chunk at a time until the output is full; how many were not looked at; and what the
+    definitions leave out."""
+    holder: list[tuple[list[ShownDefinition], int, Unlisted]] = []
 
     def visit(file: Loaded) -> None:
         data = file.data()
         if looks_binary(data):
             raise ToolError("binary_file", f"{file.path} is a binary file; not outlined")
-        found = cache.definitions(file.key, data, file.language)
+        found, unlisted = cache.listing(file.key, data, file.language)
         shown: list[ShownDefinition] = []
         done = 0
         while done < len(found) and _shown_bytes(shown) <= MAX_OUTPUT_BYTES:
             shown += show_definitions(file.path, data, found[done : done + _CHUNK])
             done += _CHUNK
-        holder.append((shown, max(0, len(found) - done)))
+        holder.append((shown, max(0, len(found) - done), unlisted))
 
     visit_file(handle, visit)
     return holder[0]
@@ -189,15 +196,17 @@ async def _outline_file(handle: Opened, ctx: ToolContext, cache: ParseCache) -> 
     rel = handle.target.rel
     file_language(handle)  # a known language, within the cap, or refused before asking
     decision = await approve(ctx, "outline", handle)
-    items, unread = await asyncio.to_thread(_one_file, handle, cache)
+    items, unread, unlisted = await asyncio.to_thread(_one_file, handle, cache)
+    left = [f"[not listed: {unlisted.words()}]"] if unlisted else []
     if not items:
-        return ToolResult(f"[no definitions in {rel}]", path=rel, decision=decision)
+        head = f"[no definitions in {display(rel)}]"
+        return ToolResult("\n".join([head, *left]), path=rel, decision=decision)
     total = len(items) + unread
-    head = f"[untrusted outline of {rel}: {total:,} definition(s)]"
+    head = f"[untrusted outline of {display(rel)}: {total:,} definition(s)]"
     kept = _fit(items)
     more = total - len(kept)
     notes = [f"[{more:,} more definition(s) not shown; use find_symbol or read_file for the rest]"]
-    return _result(head, kept, notes if more else [], rel, decision)
+    return _result(head, kept, [*(notes if more else []), *left], rel, decision)
 
 
 async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
@@ -214,13 +223,13 @@ async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
     finally:
         for handle in opened:
             handle.close()
-    extra = [*walk_notes(walked), *notes]
+    extra = [*not_searched(folder.unsearched), *walk_notes(walked), *notes]
     if not folder.files:
-        head = f"[no definitions found in the supported files under {where}]"
+        head = f"[no definitions found in the supported files under {display(where)}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)
     kept, left = _folder_lines(folder.files)
     head = (
-        f"[untrusted outline of {where}: top-level definitions of {len(folder.files):,} "
+        f"[untrusted outline of {display(where)}: top-level definitions of {len(folder.files):,} "
         "file(s), shallower files and files with more definitions first; in each file "
         "public definitions, then private helpers, then constants]"
     )

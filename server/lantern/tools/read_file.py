@@ -11,6 +11,7 @@ from pydantic import Field
 from lantern.errors import ToolError
 from lantern.tools.arguments import ToolArgs, shown, whole
 from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
+from lantern.tools.ripgrep.result_filter import display
 from lantern.workspace.lines import MAX_LINES, read_capped
 from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES, Window, render, window
@@ -49,7 +50,7 @@ def _too_large(rel: str) -> ToolError:
 
 def _shown(data: bytes, rel: str, offset: int, limit: int) -> tuple[Window, str]:
     win = window(data, rel, offset, limit)
-    return win, render(win, rel)
+    return win, render(win, display(rel))
 
 
 async def _read_open(opened: Opened, offset: int, limit: int, decision: str | None) -> ToolResult:

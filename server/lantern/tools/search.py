@@ -6,7 +6,8 @@ through the jail and read by Lantern (the same size rule as read_file), the
 whole text is redacted, and the hit lines are taken from the redacted text:
 a line inside a private-key block shows as redacted even when the block began
 far above it, and what is shown is always what the jail let Lantern read.
-A match inside a redacted secret is no hit at all (`ripgrep/recheck.py`).
+A match inside a redacted secret is no hit at all (`ripgrep/recheck.py`); the hit
+lines redaction changed are searched again in batches, many files at once.
 """
 
 from __future__ import annotations
@@ -112,6 +113,8 @@ async def _matches(
             timed_out = True
         finally:
             await ripgrep.stop(proc)
+        if collector.waiting:  # the last hit lines with secrets, checked again together
+            await asyncio.to_thread(collector.finish)
     finally:
         if check is not None:
             check.close()

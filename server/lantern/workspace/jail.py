@@ -7,7 +7,8 @@ call made through ctypes. Where the kernel or a sandbox refuses openat2
 (ENOSYS, EPERM, EINVAL) the path is walked one component at a time with
 `O_NOFOLLOW`. Every open is `O_NONBLOCK`, so a FIFO can never hang us, and
 the handle is then `fstat`-ed and read back through `/proc/self/fd` (Linux)
-or `F_GETPATH` (macOS).
+or `F_GETPATH` (macOS); where neither answers, by walking `..` from the handle's
+folder up to the root (`walk_back`).
 """
 
 from __future__ import annotations
@@ -251,6 +252,8 @@ def handle_path(fd: int) -> str | None:
         except OSError:
             return None
         return os.fsdecode(raw.split(b"\0", 1)[0])
+    if _READBACK.method != "/proc":
+        return None
     try:
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
@@ -258,24 +261,125 @@ def handle_path(fd: int) -> str | None:
         return None
 
 
-def real_components(fd: int, root_path: str, names: Names = EXACT) -> tuple[str, ...] | None:
-    """Check 5: where the handle really points, relative to the root.
+def real_components(
+    fd: int, root_path: str, parts: Sequence[str], names: Names = EXACT
+) -> tuple[str, ...] | None:
+    """Check 5: where the handle really points, relative to the root; `parts` are the
+    components it was opened by.
 
-    Returns None when the platform cannot tell (no /proc, no F_GETPATH: said once on
-    stderr and by `lantern doctor`); raises `outside_workspace` when the handle is not
-    beneath `root_path`. Names are compared as the root compares them (`names`).
+    Read back through /proc or F_GETPATH; where neither answers, by `walk_back`. Returns
+    None only where no way exists (native Windows, where no tool runs); raises
+    `outside_workspace` when the handle is not beneath `root_path`. Names are compared
+    as the root compares them (`names`).
     """
     real = handle_path(fd)
     if real is None:
-        return None
+        return walk_back(fd, root_path, parts) if _READBACK.method != "none" else None
     below = names.within(real, root_path)
     if below is None:
-        raise ToolError("outside_workspace", "the opened file is outside the workspace")
+        raise _outside()
     return below
 
 
+def _outside() -> ToolError:
+    return ToolError("outside_workspace", "the opened file is outside the workspace")
+
+
+def _moved() -> ToolError:
+    return ToolError(
+        "io_error", "the opened file was moved while it was being opened; not served, try again"
+    )
+
+
+_UP_FLAGS = _BASE_FLAGS | getattr(os, "O_DIRECTORY", 0)
+_MAX_UP = 4096  # folders walked above a moved handle before it counts as outside
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _holds(folder: int, name: str, st: os.stat_result) -> bool:
+    """Whether `name` in the open `folder` is the file or folder `st` (no link followed)."""
+    try:
+        return _same(os.stat(name, dir_fd=folder, follow_symlinks=False), st)
+    except OSError:
+        return False
+
+
+def walk_back(fd: int, root_path: str, parts: Sequence[str]) -> tuple[str, ...]:
+    """Check 5 with no path to read back (no /proc, no F_GETPATH): portable `openat`s.
+
+    From the handle's folder (a folder handle itself; for a file, which has no `..`, its
+    folder opened again beneath the root, which must hold this very file, still of one
+    link, under its name), `..` is opened once per component, and each parent must hold
+    the folder below under the name it was opened by, until the root's device and inode.
+    Returns `parts` (each one checked); raises `outside_workspace` when walking on up
+    reaches the file system root instead of the root (the folder was moved out), and
+    `io_error` when the handle is elsewhere in the workspace (moved while it was opened).
+    Blocking: a system call or two per component.
+    """
+    root = os.stat(root_path)
+    st = os.fstat(fd)
+    folders = tuple(parts) if stat.S_ISDIR(st.st_mode) else tuple(parts[:-1])
+    if folders == tuple(parts):
+        here = os.dup(fd)
+    else:
+        root_fd = os.open(root_path, _UP_FLAGS)
+        try:
+            here = open_beneath(root_fd, folders, "", directory=True)
+        except ToolError:  # the folder it was opened in is not there any more
+            raise _moved() from None
+        finally:
+            os.close(root_fd)
+        # Its one link is that name there (a link made since check 4 could be the only
+        # way in from the workspace to a file that lies outside it).
+        if not _holds(here, parts[-1], st) or os.fstat(fd).st_nlink != 1:
+            os.close(here)
+            raise _moved()
+    try:
+        for name in reversed(folders):
+            below = os.fstat(here)
+            up = os.open("..", _UP_FLAGS, dir_fd=here)
+            os.close(here)
+            here = up
+            if not _holds(here, name, below):
+                break
+        else:
+            if _same(os.fstat(here), root):
+                return tuple(parts)
+        raise _where(here, root)
+    finally:
+        os.close(here)
+
+
+def _where(here: int, root: os.stat_result) -> ToolError:
+    """Why a handle whose folders are not the ones asked for is refused: walking `..`
+    on up from `here` (a handle the caller closes) meets the root (moved inside the
+    workspace) or the file system root (outside it)."""
+    fd = os.dup(here)
+    try:
+        for _ in range(_MAX_UP):
+            st = os.fstat(fd)
+            if _same(st, root):
+                return _moved()
+            try:
+                up = os.open("..", _UP_FLAGS, dir_fd=fd)
+            except OSError:  # a folder above that cannot be searched: not the workspace
+                return _outside()
+            os.close(fd)
+            fd = up
+            if _same(os.fstat(fd), st):  # `..` of the file system root is itself
+                return _outside()
+        return _outside()
+    finally:
+        os.close(fd)
+
+
 class _Readback:
-    """Which way check 5 reads a handle's path back on this machine, decided once."""
+    """Which way check 5 reads a handle's path back on this machine, decided once:
+    "/proc", "F_GETPATH", "walk" (`walk_back`, where /proc does not answer) or "none"
+    (native Windows)."""
 
     def __init__(self) -> None:
         self.f_getpath = 0
@@ -289,15 +393,15 @@ class _Readback:
         self.method = "F_GETPATH" if self.f_getpath else "/proc"
 
     def missing(self) -> None:
-        """`/proc/self/fd` did not answer: say so once, never skip silently."""
+        """`/proc/self/fd` did not answer: walk back instead, and say so once."""
         if self.warned:
             return
         self.warned = True
-        self.method = "none"
+        self.method = "walk"
         print(
-            "lantern: check 5 (reading back where an opened file really is) is unavailable "
-            "here: /proc/self/fd does not answer. The jail's no-follow open beneath the root "
-            "still holds; see docs/platforms.md.",
+            "lantern: /proc/self/fd does not answer here: check 5 (where an opened file "
+            "really is) walks up from each opened handle's folder ('..') to the workspace "
+            "folder instead; see docs/platforms.md.",
             file=sys.stderr,
         )
 
@@ -307,7 +411,8 @@ _READBACK = _Readback()
 
 
 def readback_method() -> str:
-    """How check 5 reads a handle's path back here: "/proc", "F_GETPATH" or "none".
+    """How check 5 reads a handle's path back here: "/proc", "F_GETPATH", "walk" (up
+    from the handle with `..`) or "none".
 
     "/proc" is confirmed by reading back a handle on the current folder."""
     if _READBACK.method == "/proc":

@@ -62,6 +62,7 @@ SENSITIVE_NAMES = frozenset(
         ".pki",
         ".mozilla",
         ".thunderbird",
+        ".yarnrc.yml",  # Yarn's npmAuthToken
         # shell and editor histories (names ending in `history` too: `_history`)
         ".viminfo",
         ".lesshst",
@@ -103,6 +104,10 @@ SENSITIVE_PAIRS = frozenset(
         ("github-copilot", "apps.json"),
         (".ngrok2", "ngrok.yml"),
         ("ngrok", "ngrok.yml"),
+        ("pip", "pip.conf"),  # ~/.config/pip: index URLs with passwords
+        ("pip", "pip.ini"),  # %APPDATA%\pip
+        (".pip", "pip.conf"),
+        (".pip", "pip.ini"),
     }
 )
 #: Histories (`.bash_history`, `.psql_history`, `.node_repl_history`, `.Rhistory`): a
@@ -250,6 +255,15 @@ class Policy:
             view = self._views[names] = Policy(self.deny_globs, names)
         return view
 
+    def for_root(self, name: str) -> Policy:
+        """This policy for the workspace folder `name`, one of several: a deny glob written
+        with that folder's name first (`api/secrets/**`, `/api/…`, `!api/…`), as paths
+        are named to the model, is matched inside the folder too, anchored at it and
+        placed right after itself (so a later `!glob` keeps its place). Every glob still
+        applies inside each folder as written."""
+        globs = [each for glob in self.deny_globs for each in (glob, *_inside(glob, name))]
+        return Policy(globs, self.names) if len(globs) > len(self.deny_globs) else self
+
     def refusal(self, components: Sequence[str], *, is_dir: bool = False) -> str | None:
         """Why `components` (relative to a root) must not be touched, or None."""
         if not components:
@@ -325,6 +339,16 @@ class Policy:
         for folder, name in sorted(SENSITIVE_PAIRS):
             yield f"!**/{folder}/{name}"
             yield f"!**/{folder}/{name}{backups}"
+
+
+def _inside(glob: str, root: str) -> tuple[str, ...]:
+    """`glob` as a glob inside the workspace folder `root` when it starts with that
+    folder's name (`api/secrets/**` → `/secrets/**`; `api/` → `/**`), else nothing."""
+    bang = "!" if glob.startswith("!") else ""
+    head, slash, rest = glob.removeprefix(bang).lstrip("/").partition("/")
+    if head != root or not slash:
+        return ()
+    return (f"{bang}/{rest or '**'}",)
 
 
 def _folder_reason(folder: Sequence[str]) -> str:

@@ -179,8 +179,10 @@ class Workspace:
             if is_file_system_root(path):
                 raise ValueError(FILE_SYSTEM_ROOT)
         self.policy = policy or Policy()
+        several = len(real) > 1  # then a deny glob may start with a folder's name
         self.roots = [
-            Root.probed(n, p, self.policy) for n, p in zip(_unique_names(real), real, strict=True)
+            Root.probed(n, p, self.policy.for_root(n) if several else self.policy)
+            for n, p in zip(_unique_names(real), real, strict=True)
         ]
         digest = hashlib.sha256("\0".join(sorted(real)).encode()).hexdigest()
         self.key = digest[:16]
@@ -299,6 +301,8 @@ class Workspace:
                 message = refusal.message(self.relative(root, folder))
                 if refusal.denied:
                     raise ToolError("permission_denied", f"{target.rel}: {message}")
+                if refusal.failed:
+                    raise ToolError("io_error", f"{target.rel} {message}")
                 raise ToolError("ignored_path", f"{target.rel} {message}")
 
     async def open_checked_async(
@@ -343,7 +347,7 @@ class Workspace:
                 check_regular(fd, target.rel)
             if is_dir and target.parts and expect == "any":
                 self.check_policy(target, is_dir=True)
-            real = real_components(fd, target.root.path, target.root.names)
+            real = real_components(fd, target.root.path, target.parts, target.root.names)
             if real is not None:
                 target.root.policy.check(real, target.rel, is_dir=is_dir)
             return Opened(target, fd, st)

@@ -44,7 +44,7 @@ from lantern.workspace.lines import (
     split_lines,
     split_text,
 )
-from lantern.workspace.redact.redactor import BLOCK_HINT, YAML_HINT, redact
+from lantern.workspace.redact.redactor import BLOCK_HINT, CUT_MARGIN, YAML_HINT, redact
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_OUTPUT_BYTES = 32 * 1024
@@ -206,7 +206,9 @@ def window(data: bytes, rel: str, offset: int, limit: int) -> Window:
             f"offset: {rel} has {picked.total} lines; offset {offset} is past the end",
         )
     # Keep a margin past the cut so a secret that straddles it is still recognised.
-    source = picked.texts if picked.whole else [t[: MAX_LINE_CHARS + 1024] for t in picked.texts]
+    source = (
+        picked.texts if picked.whole else [t[: MAX_LINE_CHARS + CUT_MARGIN] for t in picked.texts]
+    )
     redacted = redact("\n".join(source))
     out = redacted.text.split("\n")
     escape = escape_content if _CONTROL_IN_LINES.search(redacted.text) else str
@@ -301,7 +303,7 @@ def _hits_in_runs(
     for first, hits in runs:
         texts, _ = _decode_all(raw[first : hits[-1] + 1])  # one line of context below
         whole = {number - 1 - first for number in hits}
-        cut = [t if i in whole else t[: MAX_LINE_CHARS + 1024] for i, t in enumerate(texts)]
+        cut = [t if i in whole else t[: MAX_LINE_CHARS + CUT_MARGIN] for i, t in enumerate(texts)]
         redacted = redact("\n".join(cut))
         out = redacted.text.split("\n")
         for number in hits:

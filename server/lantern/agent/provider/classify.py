@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from lantern.agent.failure import ErrorKind, Fix, ModelError
 from lantern.agent.provider import error_body as pe
-from lantern.escaping import escape_line
+from lantern.agent.provider.diagnose import origin
+from lantern.agent.provider.redirects import MAX_HOPS, same_origin
+from lantern.escaping import escape_line, public_url
 
 Server = Literal["ollama", "llama.cpp", "vllm", "tgi", "lmstudio", "openai", "azure", "other"]
 
@@ -147,6 +149,45 @@ class _Answer:
         return redirect_target(self.where, self.location or "")
 
     @cached_property
+    def redirected_to(self) -> str:
+        """Where a redirect points, as an absolute URL (the chat request's own, if none)."""
+        return urljoin(self.where + "/chat/completions", self.location or "")
+
+    @property
+    def to_web_page(self) -> bool:
+        """A redirect away from the API's path (a network login page, a proxy's)."""
+        path = urlsplit(self.redirected_to).path.rstrip("/")
+        return bool(self.location) and not path.endswith("/chat/completions")
+
+    @property
+    def page_origin(self) -> str:
+        """The origin a redirect away from the API points at, as it may be shown."""
+        return escape_line(public_url(origin(self.redirected_to)))
+
+    @property
+    def looping(self) -> bool:
+        """A 307 or 308 on the same origin that is still answered: followed too often."""
+        return self.status in (307, 308) and same_origin(self.where, self.redirected_to)
+
+    @property
+    def redirect_why(self) -> str:
+        """What to do about this redirect, and why Lantern did not follow it (`redirects.py`)."""
+        if not same_origin(self.where, self.redirected_to):
+            return (
+                ", another origin: use that address if you trust it (Lantern never follows a "
+                "redirect to another origin: the API key and headers would go with it)"
+            )
+        if self.looping:
+            return (
+                " again and again: use the address it settles on (Lantern follows a 307 or "
+                f"308 on the same origin at most {MAX_HOPS} times)"
+            )
+        return (
+            ": use that address (Lantern follows only a 307 or 308 on the same origin: a "
+            f"{self.status} can turn the request into a GET without its body)"
+        )
+
+    @cached_property
     def model_missing(self) -> bool:
         return pe.is_model_missing(self.body)
 
@@ -180,16 +221,28 @@ def _output_limit(words: str) -> tuple[Fix, ...]:
 # Read top to bottom: the first rule that applies gives the error; the last applies always.
 _STATUS_RULES = (
     _Rule(
+        lambda a: 300 <= a.status < 400 and a.to_web_page,
+        "not_api",
+        lambda a: (
+            f"a web page answered instead of the API (a network login or proxy): {a.where} "
+            f"redirects ({a.status}) to a page at {a.page_origin}"
+        ),
+        lambda a: (
+            Fix(note="open any web page in a browser to log in to the network, or check the proxy"),
+            Fix("baseUrl", note="check the address"),
+        ),
+    ),
+    _Rule(
         lambda a: 300 <= a.status < 400,
         "redirected",
         lambda a: (
-            f"{a.where} redirects ({a.status}) to {a.target or 'another address'}: "
-            "use that address (Lantern does not follow a redirect: it can turn the request into "
-            "a GET without its body)"
+            f"{a.where} redirects ({a.status}) to {a.target}{a.redirect_why}"
+            if a.target
+            else f"{a.where} answered a redirect ({a.status}) that names no address"
         ),
         lambda a: (
             (Fix("baseUrl", a.target, note="the address the endpoint redirects to"),)
-            if a.target
+            if a.target and not a.looping
             else (Fix("baseUrl"),)
         ),
         words=lambda a: "",

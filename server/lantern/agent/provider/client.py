@@ -34,6 +34,7 @@ from lantern.agent.provider.http import (
     read_json,
     request_headers,
 )
+from lantern.agent.provider.key_header import credentials
 from lantern.agent.provider.outcomes import cut_short
 from lantern.agent.provider.secrets_out import ScrubbingAssembler, Secrets
 from lantern.agent.provider.sse import EventStream, StreamedError
@@ -71,6 +72,7 @@ class ModelClient:
     ) -> None:
         self.model = model
         self.base_url = base_url or "https://api.openai.com/v1"
+        api_key, headers = credentials(self.base_url, api_key, headers or {})
         self.request_timeout = request_timeout
         # A stream that sends nothing for this long is treated as stalled.
         self.stall_timeout = stall_timeout or min(request_timeout, 60.0)
@@ -83,14 +85,14 @@ class ModelClient:
         self._client = build_client(
             base_url=self.base_url,
             api_key=api_key,
-            headers=headers or {},
+            headers=headers,
             timeout=request_timeout,
             max_retries=max_retries,
         )
-        self._prober = Prober(api_key, headers or {})
+        self._prober = Prober(api_key, headers)
         # Whatever the endpoint says back may echo them: hidden before any text leaves.
         self._secrets = Secrets.of(api_key=api_key, base_url=self.base_url, headers=headers)
-        self._extra_headers = request_headers(api_key, headers or {})
+        self._extra_headers = request_headers(api_key, headers)
         self._usage_option = True
         self._dropped_fields: set[str] = set()
         self._hold_leading = bool(

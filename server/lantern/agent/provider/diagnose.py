@@ -84,16 +84,20 @@ class Prober:
         """The JSON a URL answers with 200 (POSTed `body` when given), or None (any
         failure, any other answer, more than `limit` bytes)."""
         try:
-            async with httpx2.AsyncClient(
-                timeout=self.timeout, follow_redirects=False, headers=self._headers()
-            ) as http:
-                if body is None:
-                    response = await http.get(url)
-                else:
-                    response = await http.post(url, json=body)
+            async with (
+                httpx2.AsyncClient(
+                    timeout=self.timeout, follow_redirects=False, headers=self._headers()
+                ) as http,
+                http.stream("GET" if body is None else "POST", url, json=body) as response,
+            ):
                 if response.status_code != 200:
                     return None
-                return json.loads(response.content[:limit])
+                data = bytearray()
+                async for chunk in response.aiter_bytes():
+                    data += chunk
+                    if len(data) > limit:  # read no further than the bound
+                        return None
+                return json.loads(data)
         except (httpx2.HTTPError, ValueError, OSError):
             return None
 

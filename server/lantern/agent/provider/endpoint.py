@@ -16,11 +16,13 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO
 from urllib.parse import unquote
 
 from lantern.agent.failure import EndpointError, Fix, shown
 from lantern.agent.provider.diagnose import model_ids, with_path
+from lantern.agent.provider.key_header import credentials
+from lantern.agent.provider.redirects import MAX_HOPS, followed
 from lantern.agent.provider.secrets_out import Secrets
 from lantern.escaping import public_url, split_userinfo
 from lantern.settings.sources import Settings
@@ -50,13 +52,26 @@ HOW_TO_CONFIGURE_SETTINGS = (
 )
 
 
-class _Refuse(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # the 3xx is then raised as an HTTPError
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    max_redirections = MAX_HOPS
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: http.client.HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if followed(req.full_url, code, newurl) is None:
+            return None  # the 3xx is then raised as an HTTPError
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-#: Follows no redirect: it would carry the key and the `headers` setting to another origin.
-NO_REDIRECTS = urllib.request.build_opener(_Refuse)
+#: Follows only a 307 or 308 on the same origin (`redirects.py`): any other would carry
+#: the key and the `headers` setting to another origin, or change the request.
+NO_REDIRECTS = urllib.request.build_opener(_SameOrigin)
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,7 @@ def list_models(
     does not answer with a model list."""
     # urllib would take `user:password@host` for the host name (and ask DNS for it): the
     # userinfo goes as Basic credentials instead, as the model client's httpx sends it.
+    api_key, headers = credentials(base_url, api_key, headers or {})
     userinfo, bare = split_userinfo(base_url)
     request = urllib.request.Request(with_path(bare, "/models"))
     if api_key:
@@ -92,9 +108,9 @@ def list_models(
         user, _, password = userinfo.partition(":")
         pair = f"{unquote(user)}:{unquote(password)}".encode()
         request.add_header("Authorization", "Basic " + base64.b64encode(pair).decode())
-    for name, value in (headers or {}).items():
+    for name, value in headers.items():
         request.add_header(name, value)
-    # No redirect is followed: it would carry the key and the headers to another address.
+    # Only a 307 or 308 on the same origin is followed: no key or header leaves it.
     try:
         with NO_REDIRECTS.open(request, timeout=timeout) as response:
             models = model_ids(json.loads(response.read(1 << 20)))

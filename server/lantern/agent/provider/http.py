@@ -3,10 +3,11 @@
 - `mark_final_errors` applies the retry table (docs/endpoints.md#retries) to the
   SDK's own retries: an error that would fail the same way again (no credit, out of
   memory, context too long, no tool support) gets `x-should-retry: false`.
-- `build_client` makes the SDK client: redirects are never followed (a POST
-  redirected by 301/302 arrives as a GET without its body, and the model would be
-  blamed), a query in the base URL (Azure's `api-version`) is sent with every
-  request, and the `headers` setting is added (Azure's `api-key`).
+- `build_client` makes the SDK client: only a 307 or 308 to the endpoint's own
+  origin is followed (`redirects.py`; a POST redirected by 301/302 arrives as a GET
+  without its body, and the model would be blamed), a query in the base URL
+  (Azure's `api-version`) is sent with every request, and the `headers` setting is
+  added (Azure's `api-key`).
 - The streamed reply itself is read from the raw response by `agent/provider/sse.py`.
 """
 
@@ -22,6 +23,7 @@ import openai
 
 from lantern.agent.failure import ModelError
 from lantern.agent.provider import error_body
+from lantern.agent.provider.redirects import MAX_HOPS, followed
 
 
 async def mark_final_errors(response: httpx2.Response) -> None:
@@ -49,6 +51,37 @@ def split_base_url(base_url: str) -> tuple[str, dict[str, str]]:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query
 
 
+class SameOriginRedirects(openai.DefaultAsyncHttpxClient):
+    """The SDK's HTTP client, following only `redirects.followed` redirects (never httpx's own
+    following): the request is sent again as it was, headers and body included."""
+
+    async def send(
+        self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any
+    ) -> httpx2.Response:
+        kwargs["follow_redirects"] = False
+        response = await super().send(request, stream=stream, **kwargs)
+        for _ in range(MAX_HOPS):
+            target = followed(
+                str(request.url), response.status_code, response.headers.get("location")
+            )
+            if target is None:
+                break
+            try:
+                body = request.content
+            except httpx2.RequestNotRead:  # a streamed body cannot be sent twice
+                break
+            await response.aclose()
+            request = httpx2.Request(
+                request.method,
+                target,
+                headers=request.headers,
+                content=body,
+                extensions=request.extensions,
+            )
+            response = await super().send(request, stream=stream, **kwargs)
+        return response
+
+
 def build_client(
     *,
     base_url: str,
@@ -66,7 +99,7 @@ def build_client(
         max_retries=max_retries,
         default_headers=dict(headers),
         default_query=query or None,
-        http_client=openai.DefaultAsyncHttpxClient(
+        http_client=SameOriginRedirects(
             event_hooks={"response": [mark_final_errors]}, follow_redirects=False
         ),
     )

@@ -1,23 +1,28 @@
 """Which models there are: the configured endpoint's (`lantern/models`) and those of the
 model servers running on this machine (`lantern/localServers`).
 
-Both are `GET …/models` through `endpoint.list_models`, which never follows a
-redirect. The configured endpoint is asked with the configured key and headers
-(as `lantern doctor` does); a local server is probed with neither: it is an
-address Lantern guessed, so nothing secret goes there. Probes run in parallel,
-each in a worker thread (urllib blocks), with short timeouts. Every address
-leaves the process in public form (no userinfo, no query).
+Both are `GET …/models`, and neither follows a redirect. The configured endpoint is
+asked with the configured key and headers (as `lantern doctor` does), through
+`endpoint.list_models` in a small thread pool of its own (urllib blocks); a local
+server is probed with neither: it is an address Lantern guessed, so nothing secret
+goes there. Probes run in parallel on the event loop (`Prober`, no thread), and each
+ends at its timeout, a server that sends a byte at a time included: nothing of a probe
+outlives it, and neither kind of request ever waits in, or holds up, the default
+thread pool that every file read uses. Every address leaves the process in public
+form (no userinfo, no query).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import urllib.error
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from lantern.agent.failure import Detail, ErrorKind, Fix, ModelError
-from lantern.agent.provider.diagnose import fixed_url
+from lantern.agent.provider.diagnose import Prober, fixed_url
 from lantern.agent.provider.endpoint import OPENAI, list_models, ollama_base_url
 from lantern.agent.provider.secrets_out import Secrets
 from lantern.escaping import cap, escape_line, public_url
@@ -26,6 +31,9 @@ from lantern.shapes import OPTIONAL, wire
 
 LOCAL_TIMEOUT = 1.5  # one local probe
 LIST_TIMEOUT = 5.0  # the configured endpoint's list (it may be remote)
+#: The configured endpoint's list requests: a slow one waits here, never in the default
+#: pool (file reads).
+_LISTING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lantern-models")
 LOCAL_SERVERS = (
     ("LM Studio", "http://127.0.0.1:1234/v1"),
     ("llama.cpp", "http://127.0.0.1:8080/v1"),
@@ -58,13 +66,11 @@ async def probe_local_servers(
 
     async def probe(name: str, base_url: str) -> LocalServer | None:
         try:
-            # The thread may outlive a server that drips bytes; the answer is not awaited.
-            models = await asyncio.wait_for(
-                asyncio.to_thread(list_models, base_url, None, timeout), timeout * 2
-            )
-        except Exception:  # refused, timed out, not a model list: not a server to offer
+            async with asyncio.timeout(timeout * 2):  # ends the request, whatever it does
+                models = await Prober(None, {}, timeout).models(base_url)
+        except Exception:  # refused, timed out: not a server to offer
             return None
-        return LocalServer(name, base_url, models)
+        return None if models is None else LocalServer(name, base_url, models)
 
     urls: dict[str, str] = {}  # one probe per address (OLLAMA_HOST may name another's)
     for name, url in candidates:
@@ -98,10 +104,10 @@ async def endpoint_models(
     """`GET …/models` at the configured endpoint with its key and headers."""
     base_url = configured_base_url(settings, environ)
     secrets = Secrets.of(api_key=settings.api_key, base_url=base_url, headers=settings.headers)
+    ask = functools.partial(list_models, base_url, settings.api_key, timeout, settings.headers)
     try:
         models = await asyncio.wait_for(
-            asyncio.to_thread(list_models, base_url, settings.api_key, timeout, settings.headers),
-            timeout * 2,
+            asyncio.get_running_loop().run_in_executor(_LISTING, ask), timeout * 2
         )
     except Exception as exc:
         return ModelList(base_url, [], secrets.error(list_failure(exc, base_url)).detail())
@@ -120,7 +126,8 @@ def list_failure(exc: BaseException, base_url: str) -> ModelError:
         if 300 <= exc.code < 400:
             kind = "redirected"
             summary = (
-                f"{shown} answered with a redirect ({exc.code}), which Lantern does not follow"
+                f"{shown} answered with a redirect ({exc.code}), which Lantern does not "
+                "follow (only a 307 or 308 on the same origin)"
             )
             fixes = (Fix("baseUrl", note="use the address it redirects to"),)
         elif exc.code in (401, 403):

@@ -10,9 +10,10 @@ its words are taken, a `ModelError` (summary, words, fixes), a doctor line, a lo
 Every `Secrets` made is also remembered for the process, and a filter on the log's
 handlers (`guard_logging`, installed then) hides them in what any library logs.
 
-No request follows a redirect (`endpoint.NO_REDIRECTS` for urllib; the httpx clients
-of `http.build_client` and `diagnose.Prober` are built with `follow_redirects=False`):
-a redirect is reported, and its target is a fix the user applies. So no header — the
+No request follows a redirect to another origin (`redirects.py`: the chat request,
+`http.SameOriginRedirects`, and the model list, `endpoint.NO_REDIRECTS`, follow only
+a 307 or 308 on the endpoint's own origin; `diagnose.Prober` follows none): any other
+redirect is reported, and its target is a fix the user applies. So no header — the
 key, a credential in `headers`, the userinfo's `Basic` — reaches an origin the user
 did not configure.
 """

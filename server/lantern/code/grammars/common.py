@@ -28,7 +28,10 @@ class Found:
     `header_end` is the byte where the header shown as the signature ends (None: the
     whole node). `listed=False` is a scope whose members are named under it but that is
     not itself a definition. When two rules find the same name token, the one with the
-    wider node wins (a decorated def over the bare def).
+    wider node wins (a decorated def over the bare def). `tail`: the node that follows
+    `node` and ends the definition, where the grammar split one definition in two (a
+    body after a macro it read as a function); what rules find for `tail` itself is
+    dropped.
     """
 
     node: Node
@@ -37,6 +40,15 @@ class Found:
     kind: str
     header_end: int | None = None
     listed: bool = True
+    tail: Node | None = None
+
+    @property
+    def start(self) -> int:
+        return self.node.start_byte
+
+    @property
+    def end(self) -> int:
+        return (self.node if self.tail is None else self.tail).end_byte
 
 
 Describe = Callable[[Captures, bytes], Sequence[Found]]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from lantern.errors import ToolError
 from lantern.tools.base import ToolContext
 from lantern.tools.navigator import NavAnswer
+from lantern.tools.ripgrep.result_filter import display
 from lantern.workspace.lines import read_capped, split_lines
 from lantern.workspace.roots import Target
 from lantern.workspace.text import MAX_FILE_BYTES
@@ -64,7 +65,7 @@ class Located:
         """What the model is told about what was dropped, one line per reason."""
         out = []
         for reason, count in sorted(self.dropped.items()):
-            shown = f"outside {where}" if reason == "outside the path" else reason
+            shown = f"outside {display(where)}" if reason == "outside the path" else reason
             out.append(f"[{count:,} more location(s) {shown}, not shown]")
         return out
 

@@ -54,7 +54,7 @@ def anchors_in(file: Loaded, name: str, cache: ParseCache) -> list[Anchor]:
     ranked = [(r, d) for d in defined if (r := match_rank(d.name, name)) is not None]
     if not ranked:
         return []
-    uses = [u for u in cache.uses(file.key, file.data, file.language, last_segment(name))]
+    uses = cache.naming(file.key, file.data, file.language, last_segment(name))
     lines = split_lines(file.data())
     found = []
     for rank, definition in ranked:
@@ -67,7 +67,7 @@ def anchors_in(file: Loaded, name: str, cache: ParseCache) -> list[Anchor]:
 def use_anchor(file: Loaded, name: str, cache: ParseCache) -> Anchor | None:
     """The first use of `name`'s last segment in one file that defines nothing (an import,
     a call): where to ask for its definition when the engine found none."""
-    uses = cache.uses(file.key, file.data, file.language, last_segment(name))
+    uses = cache.uses(file.key, file.data, file.language, last_segment(name)).uses
     first = min(
         (u for u in uses if not u.is_definition), key=lambda u: (u.line, u.column), default=None
     )

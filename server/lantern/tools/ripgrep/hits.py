@@ -7,7 +7,10 @@ pass for another file. The matched text rg prints is never shown: at `end`,
 the file is opened through the jail and read by Lantern, redacted as a whole,
 and the hit lines are taken from that redacted text. A hit line that redaction
 changed is searched again in its redacted form (`recheck.py`): a match inside a
-secret is no hit, and is dropped before it counts against `want`.
+secret is no hit, and is dropped before it counts against `want`. Those lines are
+searched again together, many files' in one rg run (`_Waiting`): a file's hits wait,
+in order, until enough lines are waiting to fill `want`, or a batch is full, or rg's
+output has ended (`finish`).
 
 rg ends lines at `\\n` only; Lantern (like VS Code) also at a lone `\\r`. So a
 match is kept as rg's line number and the editor lines within that rg line its
@@ -46,12 +49,28 @@ INLINE_DEPTH = 32  # and no deeper path (the rest is done in a worker thread)
 MAX_EVENT_BYTES = 64 << 20  # one JSON line (a match line of a file up to 8 MiB, escaped)
 
 
+RECHECK_LINES = 2000  # redacted hit lines searched again in one rg run at most,
+RECHECK_BYTES = 4 << 20  # and bytes of them
+
+
 @dataclass(frozen=True)
 class Hit:
     path: str  # as the model writes it (raw; escaped when rendered)
     line: int
     text: str  # redacted
     redactions: int
+
+
+@dataclass
+class _Waiting:
+    """One file's hit lines (`numbers`, in order) waiting for the recheck of those that
+    redaction changed (`again`); the others keep rg's verdict (`kept`)."""
+
+    named: str
+    numbers: list[int]
+    found: dict[int, HitLine]
+    kept: set[int]
+    again: list[int]
 
 
 def _read(fd: int) -> bytes | None:
@@ -144,6 +163,10 @@ class Collector:
         self._early = 0  # lines of this file that end a batch early, once one did
         self._queue: deque[bytes] = deque()
         self._inline_read = 0
+        self._waiting: list[_Waiting] = []  # files whose hits wait for a batched recheck
+        self._waiting_lines = 0  # their hit lines, and of those the lines to check again
+        self._again_lines = 0
+        self._again_bytes = 0
 
     @property
     def full(self) -> bool:
@@ -256,28 +279,63 @@ class Collector:
             found, _ = hit_texts(data, numbers)
         except ToolError:  # binary (NUL bytes): read_file would refuse it too
             return
-        kept = self._clear_of_secrets(found, several)
+        kept = {n for n, hit in found.items() if n not in several and hit.redacted == hit.original}
+        again = [n for n in found if n not in kept]
+        if (again or self._waiting) and inline_now():  # rg may run again: in a worker
+            raise NeedsWorker
         named = self.workspace.relative(self.handle.target.root, (*self.handle.target.parts, *rel))
-        for number in numbers:
-            hit = found.get(number)
+        waiting = _Waiting(named, numbers, found, kept, again)
+        if not again and not self._waiting:
+            self._show(waiting, kept)
+            return
+        self._waiting.append(waiting)
+        self._waiting_lines += len(found)
+        self._again_lines += len(again)
+        self._again_bytes += sum(len(found[n].redacted) for n in again)
+        if (
+            len(self.hits) + self._waiting_lines > self.want  # enough to fill, and see more
+            or self._again_lines >= RECHECK_LINES
+            or self._again_bytes >= RECHECK_BYTES
+        ):
+            self._recheck()
+
+    def finish(self) -> None:
+        """Settle the hits still waiting for their recheck, once rg's output has ended
+        (or stopped): blocking, from a worker thread."""
+        if self._waiting:
+            self._recheck()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether hits wait for `finish`."""
+        return bool(self._waiting)
+
+    def _recheck(self) -> None:
+        """Search the waiting files' changed lines again, all in one rg run, and show
+        the hits that keep clear of every secret, file by file in order."""
+        waiting, self._waiting = self._waiting, []
+        self._waiting_lines = self._again_lines = self._again_bytes = 0
+        lines = [
+            (w.found[n].redacted, changed_spans(w.found[n].original, w.found[n].redacted))
+            for w in waiting
+            for n in w.again
+        ]
+        clear = clear_lines(self.pattern_flags, lines)
+        at = 0
+        for w in waiting:
+            kept = w.kept | {n for i, n in enumerate(w.again, start=at) if i in clear}
+            at += len(w.again)
+            if not self.more:
+                self._show(w, kept)
+
+    def _show(self, waiting: _Waiting, kept: set[int]) -> None:
+        """The file's hit lines that are hits, up to `want`; past it, `more`."""
+        for number in waiting.numbers:
+            hit = waiting.found.get(number)
             if hit is None or number not in kept:  # past the end, or only inside a secret
                 continue
             if len(self.hits) >= self.want:
                 self.more = True
                 return
-            self.hits.append(Hit(named, number, hit.shown, hit.shown.count("[REDACTED:")))
-
-    def _clear_of_secrets(self, found: dict[int, HitLine], several: set[int]) -> set[int]:
-        """The hit lines whose match does not lie, even partly, in a redacted secret: a
-        line redaction left alone keeps rg's verdict; the others are searched again in
-        their redacted form (`recheck`), in a worker thread."""
-        kept = {n for n, hit in found.items() if n not in several and hit.redacted == hit.original}
-        again = [n for n in found if n not in kept]
-        if not again:
-            return kept
-        if inline_now():
-            raise NeedsWorker
-        lines = [
-            (found[n].redacted, changed_spans(found[n].original, found[n].redacted)) for n in again
-        ]
-        return kept | {again[i] for i in clear_lines(self.pattern_flags, lines)}
+            count = hit.shown.count("[REDACTED:")
+            self.hits.append(Hit(waiting.named, number, hit.shown, count))

@@ -20,10 +20,11 @@ Lines with a lone CR (an editor line inside one of ripgrep's lines) are always
 rechecked one editor line at a time: a match across the CR from a secret on the
 line before must not make the next line a hit.
 
-The recheck is one rg run per file that has such lines, bounded like every rg run
-(60 s, 4 GiB); lines it does not decide (a timeout, an event over MAX_EVENT_BYTES)
-are no hits. Cost: a search whose hits all sit on lines with secrets pays one rg
-start per file (about 10 ms).
+The recheck is one rg run for a batch of such lines, from many files at once (up to
+2,000 lines or 4 MiB, `hits.Collector`), bounded like every rg run (60 s, 4 GiB);
+lines it does not decide (a timeout, an event over MAX_EVENT_BYTES) are no hits.
+Cost: a search whose hits all sit on lines with secrets pays one rg start (about
+10 ms) per batch, not per file.
 """
 
 from __future__ import annotations

@@ -281,7 +281,7 @@ class ResultFilter:
             if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
                 os.close(fd)
                 return None
-            real = real_components(fd, root.path, root.names)
+            real = real_components(fd, root.path, parts, root.names)
             if real is not None and root.policy.refusal(real) is not None:
                 os.close(fd)
                 return None

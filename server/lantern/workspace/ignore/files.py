@@ -13,7 +13,9 @@ non-blocking, and only when it is a regular file with one link and at most
 1 MiB. An ignore file that exists but fails those rules (a symbolic link, a
 FIFO, a device, a hard link, too large, unreadable) fails CLOSED: the folder
 holding it, and everything below, is refused with `ignored_path`, because the
-files it was meant to hide cannot be told apart from the others.
+files it was meant to hide cannot be told apart from the others. When the
+system cannot open a folder or an ignore file at all (no descriptor left), the
+path is refused as well, but as `io_error`: nothing was found wanting.
 
 Checks walk a path top-down once, one folder at a time, and remember each
 folder for the rest of the call (`IgnoreWalk`), so a check costs time linear
@@ -82,6 +84,7 @@ class Unreadable:
     folder: tuple[str, ...]
     kind: str
     reason: str
+    failed: bool = False  # no descriptor (or an I/O error) to look with: not a verdict
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,12 @@ class Refusal:
     unreadable: Unreadable | None = None
     denied: bool = False  # a folder on the way that Lantern may not open (permission_denied)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the check could not be made (`io_error`): no ignore file was found
+        wanting, the system could not open what it needed to look (out of descriptors)."""
+        return self.unreadable is not None and self.unreadable.failed
+
     def message(self, folder: str) -> str:
         """The refusal text; `folder` is the unreadable file's folder as the model writes it."""
         if self.unreadable is None:
@@ -99,6 +108,12 @@ class Refusal:
         u = self.unreadable
         if self.denied:
             return f"permission denied ({folder} cannot be opened)"
+        if u.failed:
+            where = folder if not u.kind else u.kind if folder == "." else f"{folder}/{u.kind}"
+            return (
+                f"could not be checked against the ignore files: {where} {u.reason}; "
+                "nothing was served, try again"
+            )
         if not u.kind:
             return f"is under {folder}, which {u.reason}; Lantern does not serve it"
         where = u.kind if folder == "." else f"{folder}/{u.kind}"
@@ -106,6 +121,10 @@ class Refusal:
             f"is under {where}, which {u.reason}; Lantern does not follow or guess ignore "
             "files, so it serves none of the files that ignore file governs"
         )
+
+
+#: The system had no descriptor left: says nothing about the file looked for.
+_NO_DESCRIPTOR = frozenset({errno.EMFILE, errno.ENFILE})
 
 
 def _unreadable_reason(exc: OSError) -> str:
@@ -163,7 +182,8 @@ class IgnoreRules:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            return Unreadable(folder, kind, _unreadable_reason(exc))
+            failed = exc.errno in _NO_DESCRIPTOR
+            return Unreadable(folder, kind, _unreadable_reason(exc), failed)
         try:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):  # git treats a folder of that name as no ignore file
@@ -320,9 +340,8 @@ class IgnoreWalk:
                     ):
                         os.close(parent)
                     if why is not None:
-                        denied = why.endswith("(permission denied)")
-                        refusal = Refusal("folder", Unreadable(here, "", why), denied)
-                        level = _Level(refusal, level.chain)
+                        denied = why.reason.endswith("(permission denied)")
+                        level = _Level(Refusal("folder", why, denied), level.chain)
                     elif fd is None:
                         gone = True
                     else:
@@ -333,31 +352,40 @@ class IgnoreWalk:
                 os.close(fd)
         return level
 
-    def _step(self, fd: int | None, here: tuple[str, ...]) -> tuple[int | None, str | None]:
+    def _step(self, fd: int | None, here: tuple[str, ...]) -> tuple[int | None, Unreadable | None]:
         """A handle on `here` from the handle on its parent (which stays the caller's).
 
         None and no reason: `here` is missing or a link, so it holds no ignore file we
-        would read. None and a reason: a folder we cannot look into fails closed.
+        would read. None and a reason: a folder we cannot look into fails closed (as an
+        I/O failure when the system could not open it: out of descriptors).
         """
+
+        def cannot(why: str, *, failed: bool = False) -> tuple[None, Unreadable]:
+            return None, Unreadable(here, "", why, failed)
+
         try:
             if fd is None:
                 return open_beneath(self._root_fd, here, "", directory=True), None
             if here[-1] in ("", ".", "..") or "/" in here[-1]:  # one real name, or nothing
-                return None, "cannot be opened to look for ignore files"
+                return cannot("cannot be opened to look for ignore files")
             return os.open(here[-1], _OPEN_FLAGS | os.O_DIRECTORY, dir_fd=fd), None
         except ToolError as exc:
             if exc.code in ("not_found", "symlink", "outside_workspace"):
                 return None, None
             if exc.code == "permission_denied":
-                return None, "cannot be opened (permission denied)"
-            return None, "cannot be opened to look for ignore files"
+                return cannot("cannot be opened (permission denied)")
+            if exc.code == "io_error":  # "…: could not be opened (the system's reason)"
+                why = exc.message.rpartition(" could not be opened ")[2]
+                return cannot(f"cannot be opened to look for ignore files {why}", failed=True)
+            return cannot("cannot be opened to look for ignore files")
         except OSError as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
                 return None, None
             if exc.errno in (errno.EACCES, errno.EPERM):
-                return None, "cannot be opened (permission denied)"
+                return cannot("cannot be opened (permission denied)")
             why = os.strerror(exc.errno or 0)
-            return None, f"cannot be opened to look for ignore files ({why})"
+            failed = exc.errno in _NO_DESCRIPTOR
+            return cannot(f"cannot be opened to look for ignore files ({why})", failed=failed)
 
     def refusal(self, parts: tuple[str, ...], *, is_dir: bool) -> Refusal | None:
         """Why `parts` (relative to the root) is not served, or None."""

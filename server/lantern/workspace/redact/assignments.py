@@ -28,16 +28,22 @@ _ASSIGNMENT = re.compile(
     r"""
     (?<![A-Za-z0-9_.\-])                    # the name starts at a word boundary
     -{0,2}+                                 # --password=...
-    (?P<nq>["']?)                           # "name": ... / 'name' => ...
+    (?P<nq>(?:\\?+["'])?)                   # "name": ... / 'name' => ... / \"name\":
     (?=[A-Za-z0-9_.\-]{0,60}?KEYWORD)
     (?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63}+)
     (?P=nq)
-    (?:[ \t]{0,8}+:[ \t]{0,8}+[A-Za-z_][A-Za-z0-9_.|\[\],\ \t]{0,64}+(?<=[ \t])(?==))?
+    (?:                                     # a type between the name and `=`:
+        [ \t]{0,8}+:[ \t]{0,8}+[A-Za-z_&][A-Za-z0-9_.|\[\],&'*<>\ \t]{0,64}+(?<=[ \t])(?==)
+                                            # name: str = / NAME: &'static str = (Rust)
+      | [ \t]{1,8}+[A-Za-z_*\[][A-Za-z0-9_.\[\]*]{0,63}+[ \t]{1,8}+(?==)
+                                            # Password string = (Go)
+    )?
     [ \t]{0,8}+(?::=|=>|=|:)[ \t]{0,8}+     # = : := =>
     (?:
         "SCHEME(?P<dq>[^"\r\n]{MIN,}+)(?:"|(?=\r?$))
       | 'SCHEME(?P<sq>[^'\r\n]{MIN,}+)(?:'|(?=\r?$))
       | `SCHEME(?P<bq>[^`\r\n]{MIN,}+)(?:`|(?=\r?$))
+      | \\"SCHEME(?P<eq>(?:[^"\\\r\n]++|\\(?!"))++)(?:\\"|(?=\r?$))  # \"…\": JSON in a string
       | SCHEME(?P<bare>VALUE{MIN,}+={0,2}+)(?![^\s"'`=:,;){}\]<>\\])
     )
     """.replace("KEYWORD", KEYWORD)
@@ -60,7 +66,7 @@ def assignments(text: str) -> tuple[str, list[Span]]:
     base = 0  # where the piece being scanned starts in `text`
 
     def replace(match: re.Match[str]) -> str:
-        group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
+        group = next(g for g in ("dq", "sq", "bq", "eq", "bare") if match.group(g) is not None)
         value = match.group(group)
         after_scheme = _SCHEME_BEFORE.search(match.string, match.start(), match.start(group))
         # After `Basic`/`Bearer`, anything but a plain word is a credential (base64 of
@@ -101,10 +107,15 @@ def assignments(text: str) -> tuple[str, list[Span]]:
 
 # --- <password>…</password> --------------------------------------------------------------
 
+# The value ends at its closing tag, or at the line's end (a value cut there by a caller
+# that shows only part of a long line, or one that goes on below).
 _XML = re.compile(
     rf"<(?P<tag>(?=[\w:.-]{{0,60}}?{KEYWORD})[A-Za-z_][\w:.-]{{0,63}}+)"
-    r"(?:[ \t][^<>\n]{0,256}+)?>(?P<value>[^<\n]++)</(?P=tag)[ \t]*+>"
+    r"(?:[ \t][^<>\n]{0,256}+)?>(?P<value>[^<\r\n]++)"
+    r"(?:(?P<close></(?P=tag)[ \t]*+>)|(?=\r?\n|\r?\Z))"
 )
+# An unclosed value is taken only when it is one run of a key's characters (base64, hex).
+_KEY_CHARS = re.compile(r"[A-Za-z0-9+/=_.~-]++")
 
 
 def _named_values(
@@ -116,6 +127,9 @@ def _named_values(
 
     def replace(match: re.Match[str]) -> str:
         value = match.group("value")
+        unclosed = "close" in pattern.groupindex and match.group("close") is None
+        if unclosed and _KEY_CHARS.fullmatch(value.strip()) is None:
+            return match.group()
         if not is_secret_value(match.group(name), value.strip() if strip else value, bare=False):
             return match.group()
         line = line_of(match.start())
@@ -192,12 +206,22 @@ _NAME_COMMA_VALUE = re.compile(
 )
 
 
+# `#define DB_PASSWORD "value"` (C, C++, Objective-C; `L"…"`, `u8"…"` too), also commented
+# out or quoted (`// #define …`, `\"value\"` in a notebook).
+_DEFINE = re.compile(
+    rf"(?<!\w)\#[ \t]*+define[ \t]++(?=\w{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_]\w{{0,63}}+)"
+    r"[ \t]++(?:u8|[LuU])?+(?P<q>\\?+)\"(?P<value>[^\"\\\r\n]++)(?P=q)\""
+)
+
+
 def named_values(text: str) -> tuple[str, list[Span]]:
     """The value named by a secret-like name outside an assignment: the text of
-    `<password>…</password>` / `<apiKey>…</apiKey>`, and the argument after a quoted
-    name in `define('DB_PASSWORD', 's3cr3t!')`."""
+    `<password>…</password>` / `<apiKey>…</apiKey>`, the argument after a quoted
+    name in `define('DB_PASSWORD', 's3cr3t!')`, and a C `#define DB_PASSWORD "…"`."""
     spans: list[Span] = []
-    if "</" in text:
+    if "define" in text:
+        text = _named_values(_DEFINE, "name", text, spans)
+    if "<" in text:
         text = _named_values(_XML, "tag", text, spans, strip=True)
     if "," in text:
         text = _named_values(_NAME_COMMA_VALUE, "name", text, spans)

@@ -2,8 +2,8 @@
 stops at: passwords on command lines (`mysql -pX`, `sshpass -p X`, `redis-cli -a X`,
 `docker login -p X`), in query and connection strings (`?password=`, `;Password=`,
 Azure SAS `sig=`), credentials after `Bearer`/`Basic` anywhere (the line below an
-`"Authorization":` key, a log line), JWK private members (`"d": "…"`), and a whole-line
-`NAME=value` whose value holds `:`, `=` or brackets (a Django `SECRET_KEY` in `.env`).
+`"Authorization":` key, a log line), JWK private members (`"d": "…"`) and the private
+parts of a .NET `<RSAKeyValue>`. (`NAME=value` whose value holds `:` or `=`: `env_lines.py`.)
 
 Only the value is replaced. No pattern crosses a line end; each starts at a literal or a
 small character set and uses possessive quantifiers, so each is linear.
@@ -22,40 +22,8 @@ from lantern.workspace.redact.values import (
     is_secret_value,
     looks_random,
     marker,
+    on_lines,
 )
-
-# --- lines worth a scan --------------------------------------------------------------------
-
-
-def _on_lines(
-    text: str, literals: tuple[str, ...], fix: Callable[[str, int], str], *, fold: bool = False
-) -> str:
-    """`text` with `fix(line, line number)` applied to each line holding one of `literals`
-    (found by `str.find`, so other lines cost nothing; `fold`: case-insensitively).
-    Non-ASCII text with `fold` is scanned whole, since lower-casing may change lengths."""
-    if fold and not text.isascii():
-        return fix(text, 0)
-    hay = text.lower() if fold else text
-    lines: set[int] = set()
-    for literal in literals:
-        pos = hay.find(literal)
-        while pos >= 0:
-            lines.add(text.rfind("\n", 0, pos) + 1)
-            end = text.find("\n", pos)
-            pos = -1 if end < 0 else hay.find(literal, end)
-    if not lines:
-        return text
-    parts: list[str] = []
-    done = 0
-    line_of = LineOf(text)
-    for start in sorted(lines):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        parts += [text[done:start], fix(text[start:end], line_of(start))]
-        done = end
-    parts.append(text[done:])
-    return "".join(parts)
-
 
 # --- command lines ------------------------------------------------------------------------
 
@@ -117,16 +85,25 @@ def command_passwords(text: str, spans: list[Span]) -> str:
 
         return _COMMAND.sub(one_command, line)
 
-    return _on_lines(text, ("mysql", "mariadb", "sshpass", "redis-cli", "login"), fix)
+    return on_lines(text, ("mysql", "mariadb", "sshpass", "redis-cli", "login"), fix)
 
 
 # --- query and connection strings ------------------------------------------------------------
 
 _PASSWORD_PARAM = r"(?i:password|passwd|pwd|pass|sig|signature)"
+# A parameter starts after `?`, `&`, `;`, or `&` written as a JSON or C escape (`\u0026`,
+# `\x26`: Go's encoding/json writes `&` so). A value ends at the next of them, at a quote,
+# an escaped quote or `\n`, or at a space; a SQL Server value may be braced
+# (`password={a;b}`). A `#` does not end a password (JDBC URLs have no fragment).
+_ESCAPED_STOP = r"\\(?:u0026|x26|[nrt\"'])"
 _QUERY = re.compile(
-    rf"[?&;](?:[ \t]*+)(?P<name>{_PASSWORD_PARAM}|(?=[\w.-]{{0,40}}?{KEYWORD})[\w.-]{{1,40}}+)"
-    r"[ \t]*+=(?P<value>[^&;\s\"'`<>#]++)"
+    rf"(?:[?&;]|\\u0026|\\x26)[ \t]*+"
+    rf"(?P<name>{_PASSWORD_PARAM}|(?=[\w.-]{{0,40}}?{KEYWORD})[\w.-]{{1,40}}+)[ \t]*+="
+    r"(?:\{(?P<braced>[^{}\r\n]{1,256}+)\}(?![^&;\s\"'`<>\\])"
+    rf"|(?P<value>(?:[^&;\s\"'`<>\\]++|(?!{_ESCAPED_STOP})\\)++))"
 )
+# `{password}`, `{0}`, `{pw!r}`: a format field, not a braced value.
+_FORMAT_FIELD = re.compile(r"[A-Za-z_]\w*+(?:\.\w++|\[\w*+\])*+(?:![rsa])?+(?::[^{}]*+)?+|\d*+")
 
 
 def query_secrets(text: str, spans: list[Span]) -> str:
@@ -136,11 +113,17 @@ def query_secrets(text: str, spans: list[Span]) -> str:
     line_of = LineOf(text)
 
     def replace(match: re.Match[str]) -> str:
-        name, value = match.group("name"), match.group("value")
-        lowered = name.lower()
-        if lowered in {"sig", "signature"}:
+        name, braced = match.group("name"), match.group("braced")
+        password = re.fullmatch(_PASSWORD_PARAM, name) is not None
+        group = "value" if braced is None else "braced"
+        value = match.group(group)
+        if not password:
+            value = value.partition("#")[0]  # a URL's fragment
+        if braced is not None:
+            secret = _FORMAT_FIELD.fullmatch(braced) is None and not is_placeholder(braced)
+        elif name.lower() in {"sig", "signature"}:
             secret = len(value) >= 16 and not is_placeholder(value)
-        elif re.fullmatch(_PASSWORD_PARAM, name):
+        elif password:
             secret = len(value) >= 3 and not _is_reference(value) and "(" not in value
         else:
             secret = is_secret_value(name, value, bare=False)
@@ -148,7 +131,9 @@ def query_secrets(text: str, spans: list[Span]) -> str:
             return match.group()
         line = line_of(match.start())
         spans.append(("query_secret", line, line))
-        return _replace_group(match, ("value",), "query_secret") or ""
+        start = match.start(group) - match.start()
+        whole = match.group()
+        return whole[:start] + marker("query_secret") + whole[start + len(value) :]
 
     return _QUERY.sub(replace, text)
 
@@ -176,72 +161,51 @@ def scheme_credentials(text: str, spans: list[Span]) -> str:
 
         return _SCHEME.sub(replace, line)
 
-    return _on_lines(text, ("bearer", "basic"), fix, fold=True)
+    return on_lines(text, ("bearer", "basic"), fix, fold=True)
 
 
 # --- JWK private members ------------------------------------------------------------------
 
+# The quotes may be escaped (`\"d\": \"…\"`: JSON inside a notebook or a string literal).
+# A value with no closing quote (or tag, below) runs to the line's end: it was cut there.
 _JWK = re.compile(
-    r"""(?P<q>["'])(?:d|p|q|dp|dq|qi|k)(?P=q)[ \t]*+:[ \t]*+(?P=q)(?P<value>[\w-]{20,}+)(?P=q)"""
+    r"""(?P<q>\\?+["'])(?:d|p|q|dp|dq|qi|k)(?P=q)[ \t]*+:[ \t]*+"""
+    r"""(?P=q)(?P<value>[\w-]{20,}+)(?:(?P=q)|(?=\r?\n|\Z))"""
+)
+# The private parts of a .NET `<RSAKeyValue>` (`RSA.ToXmlString(true)`); `Modulus` and
+# `Exponent` are public.
+_RSA_KEY_VALUE = re.compile(
+    r"<(?P<tag>D|P|Q|DP|DQ|InverseQ)>[ \t]*+(?P<value>[A-Za-z0-9+/]{16,}+={0,2}+)"
+    r"(?:[ \t]*+</(?P=tag)>|(?=\r?\n|\Z))"
 )
 
 
-def jwk_members(text: str, spans: list[Span]) -> str:
-    """The private members of a JSON Web Key: `d`, `p`, `q`, `dp`, `dq`, `qi`, and `k`."""
-    line_of = LineOf(text)
-
-    def replace(match: re.Match[str]) -> str:
-        if not looks_random(match.group("value"), bare=False):
-            return match.group()
-        line = line_of(match.start())
-        spans.append(("jwk_private", line, line))
-        return _replace_group(match, ("value",), "jwk_private") or ""
-
-    return _JWK.sub(replace, text)
-
-
-# --- NAME=value lines (.env) --------------------------------------------------------------
-
-# A whole line `NAME=value` (no spaces around `=`, not indented unless a YAML list item
-# `- NAME=value`), the value running to the line end with no whitespace and holding a
-# character the assignment rule stops at. Indented lines are code (`key=f(x),`).
-_ENV_LINE = re.compile(
-    r"(?m:^(?:[ \t]*+-[ \t]++)?+(?:export[ \t]++)?"
-    rf"(?=[\w.-]{{0,60}}?{KEYWORD})(?P<name>[A-Za-z_][\w.-]{{0,63}}+)"
-    r"=(?P<value>[^\s\"'`#][^\s]*+)[ \t]*+\r?$)"
-)
-_KEYWORD_LITERALS = ("key", "secret", "token", "pass", "pw", "credential", "auth")
-_CODE_SHAPE = re.compile(r"[\w.]*+(?:\(.*\)|\[.*\])[,;]?")
-
-
-def env_values(text: str) -> tuple[str, list[Span]]:
-    """`NAME=value` lines whose value holds `:`, `=` or brackets; runs before the
-    assignment rule, which would stop at the first of them."""
-    spans: list[Span] = []
-
-    def fix(line: str, first: int) -> str:
-        line_of = LineOf(line)
+def _private_members(pattern: re.Pattern[str], rule: str) -> Callable[[str, list[Span]], str]:
+    def members(text: str, spans: list[Span]) -> str:
+        line_of = LineOf(text)
 
         def replace(match: re.Match[str]) -> str:
-            value = match.group("value")
-            if not any(c in value for c in ":=()") or _CODE_SHAPE.fullmatch(value):
+            if not looks_random(match.group("value"), bare=False):
                 return match.group()
-            if "[REDACTED:" in value or not is_secret_value(match.group("name"), value, bare=True):
-                return match.group()
-            number = first + line_of(match.start())
-            spans.append(("assignment", number, number))
-            return _replace_group(match, ("value",), "assignment") or ""
+            line = line_of(match.start())
+            spans.append((rule, line, line))
+            return _replace_group(match, ("value",), rule) or ""
 
-        return _ENV_LINE.sub(replace, line)
+        return pattern.sub(replace, text)
 
-    if "=" not in text:
-        return text, spans
-    return _on_lines(text, _KEYWORD_LITERALS, fix, fold=True), spans
+    return members
+
+
+# The private members of a JSON Web Key: `d`, `p`, `q`, `dp`, `dq`, `qi`, and `k`.
+jwk_members = _private_members(_JWK, "jwk_private")
+# `<D>`, `<P>`, `<Q>`, `<DP>`, `<DQ>` and `<InverseQ>` of a .NET `<RSAKeyValue>`.
+rsa_key_values = _private_members(_RSA_KEY_VALUE, "rsa_key_value")
 
 
 def plain_secrets(text: str) -> tuple[str, list[Span]]:
     """Every rule of this module, in turn."""
     spans: list[Span] = []
-    for step in (command_passwords, query_secrets, scheme_credentials, jwk_members):
+    steps = (command_passwords, query_secrets, scheme_credentials, jwk_members, rsa_key_values)
+    for step in steps:
         text = step(text, spans)
     return text, spans

@@ -24,9 +24,10 @@ redacted once, by the most specific rule:
    ``openai_key`` (the body must contain a digit, which spares ``sk-learn-...``),
    ``google_api_key``, ``stripe_key``, ``npm_token``, ``gitlab_token``,
    ``huggingface_token``, ``pypi_token``, ``jwt``, and the prefixed formats of
-   ``saas.py`` (GitLab's family, Slack ``xoxe-``, ``GOCSPX-``, ``whsec_``, …); also
-   when the token is split across adjacent string literals (``"sk-proj-" + "abc…"``,
-   ``'ghp_' 'xyz…'``, ``..``, ``||``, one line break allowed): the literals' contents are replaced.
+   ``saas.py`` (GitLab's family, Slack ``xoxe-``, ``GOCSPX-``, ``whsec_``, Groq, xAI,
+   LangSmith, Replicate, …); also when the token is split across adjacent string
+   literals (``"sk-proj-" + "abc…"``, ``'ghp_' 'xyz…'``, ``..``, ``||``, one line break
+   allowed): the literals' contents are replaced.
 3. ``url_password``: the password of ``scheme://user:password@host`` (``postgres://``,
    ``mongodb+srv://``, ``redis://:pw@``, ``amqp://``, any scheme), up to the last ``@``
    before a host, so ``p@ss#w/rd?`` written without percent-encoding is hidden whole
@@ -35,8 +36,15 @@ redacted once, by the most specific rule:
    ``%s``, ``***``) are left.
 4. ``assignment``: ``NAME=value``, ``NAME: value``, ``NAME := value``, ``export NAME=value``,
    ``--name=value``, ``"name": "value"``, ``'name' => 'value'``, ``name = "value"``,
-   ``name: str = "value"``, ``<name>value</name>``, ``define('NAME', 'value')`` (a quoted
-   name, a comma, a quoted value: call arguments), a YAML value below its key
+   ``name: str = "value"``, typed constants (``const Password string = "value"`` in Go,
+   ``const SECRET: &str = "value"`` and ``static KEY: &'static str`` in Rust, C's
+   ``#define DB_PASSWORD "value"``), ``<name>value</name>``, ``define('NAME', 'value')`` (a quoted
+   name, a comma, a quoted value: call arguments), a value in JSON-escaped quotes
+   (``API_KEY = \\"…\\"`` in a notebook's source or a string literal), a value
+   holding ``:``, ``=`` or brackets (a Django ``SECRET_KEY``) at a line's start, after a
+   comment marker or a notebook string's quote, as YAML or INI, at a string literal's
+   start or after an upper-case environment name anywhere (``env_lines.py``), a YAML
+   value below its key
    (``password:\\n  value``; a block scalar ``key: |`` is replaced whole), and a value
    on the lines below ``NAME = (``, ``[``, triple quotes, a backtick or a shell ``\\``
    (the next line, then deeper-indented ones; ``continued.py``), where NAME
@@ -90,11 +98,12 @@ from dataclasses import dataclass
 from lantern.workspace.redact.assignments import assignments, named_values, url_passwords
 from lantern.workspace.redact.blocks import private_key_blocks, putty_keys, yaml_values
 from lantern.workspace.redact.continued import continued_values
-from lantern.workspace.redact.plain import env_values, plain_secrets
+from lantern.workspace.redact.env_lines import env_values
+from lantern.workspace.redact.plain import plain_secrets
 from lantern.workspace.redact.tokens import split_tokens, tokens
 from lantern.workspace.redact.values import Span
 
-__all__ = ["BLOCK_HINT", "YAML_HINT", "Redaction", "redact"]
+__all__ = ["BLOCK_HINT", "CUT_MARGIN", "YAML_HINT", "Redaction", "redact", "redacted_prefix"]
 
 # The passes, in order; each returns the new text and a span per secret it replaced.
 _PASSES: tuple[Callable[[str], tuple[str, list[Span]]], ...] = (
@@ -158,3 +167,20 @@ def redact(text: str) -> Redaction:
     for rule, _, _ in spans:
         counts[rule] = counts.get(rule, 0) + 1
     return Redaction(text=text, counts=counts, spans=tuple(spans))
+
+
+#: How far past a cut a text is redacted, so that a token straddling the cut is still
+#: recognised (`redacted_prefix`, a read_file window's long lines). A secret that runs
+#: further (a value whose closing quote or tag lies past it) is redacted to the cut: the
+#: rules take a line's end for a value's end.
+CUT_MARGIN = 1024
+
+
+def redacted_prefix(text: str, limit: int) -> tuple[str, bool]:
+    """The first `limit` characters of `text` as the model may see them, and whether
+    anything was cut off: redacted first (up to `CUT_MARGIN` characters past the cut, so
+    a token that straddles it is recognised whole), then cut. Cutting first would leave
+    a token's first part, which no rule recognises, in plain sight."""
+    if len(text) <= limit:
+        return redact(text).text, False
+    return redact(text[: limit + CUT_MARGIN]).text[:limit], True

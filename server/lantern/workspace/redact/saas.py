@@ -131,6 +131,7 @@ SAAS_RULES: list[Rule] = [
     *_rules("grafana_token", "eyJrIjoi", run(A, 60) + "={0,3}+"),
     *_rules("grafana_token", "glc_", _B64_PAD),
     *_rules("grafana_token", "glsa_", f"[{A}]{{32}}_{fixed(HEX, 8)}"),
+    *_rules("groq_key", "gsk_", fixed(A, 52), has_digit),
     *_rules(
         "harness_token", "pat. sat.", f"[{U}]{{22}}\\.[{A}]{{24}}\\.{fixed(A, 20)}", None, W + "."
     ),
@@ -138,6 +139,7 @@ SAAS_RULES: list[Rule] = [
     *_rules("huggingface_token", "api_org_", run("A-Za-z", 34)),
     *_rules("infracost_token", "ico-", fixed(A, 32), has_digit),
     *_rules("intra42_secret", "s-s4t2ud- s-s4t2af-", fixed(HEX, 64)),
+    *_rules("langsmith_key", "lsv2_pt_ lsv2_sk_", f"[{HEX}]{{32}}_{fixed(HEX, 10)}"),
     *_rules("linear_key", "lin_api_", fixed(A, 40)),
     *_rules("mapbox_token", "sk.eyJ", f"{run(U, 40)}\\.{run(U, 16)}", None, W + "."),
     *_rules("newrelic_key", "NRAK- NRII- NRJS-", run(A, 19), has_digit),
@@ -151,6 +153,7 @@ SAAS_RULES: list[Rule] = [
     *_rules("prefect_token", "pnu_", fixed(A, 36)),
     *_rules("pulumi_token", "pul-", fixed(HEX, 40)),
     *_rules("readme_token", "rdme_", fixed("a-z0-9", 70)),
+    *_rules("replicate_token", "r8_", fixed(U, 37), mixed),
     *_rules("rubygems_token", "rubygems_", fixed(HEX, 48)),
     *_rules("scalingo_token", "tk-us-", fixed(U, 48)),
     *_rules("sendgrid_token", "SG.", f"[{U}]{{22}}\\.{fixed(U, 43)}", None, W + "."),
@@ -167,6 +170,7 @@ SAAS_RULES: list[Rule] = [
     *_rules("stripe_key", "sk_prod_ rk_prod_", run(A, 16)),
     *_rules("twilio_key", "SK", fixed("a-f0-9", 32), digit_and_letter, A),
     *_rules("vault_token", "hvs. hvb. hvr.", run(U, 24), None, W + "."),
+    *_rules("xai_key", "xai-", fixed(W, 80), has_digit),
     *_rules("discord_webhook", "https://discord.com/api/webhooks/", "[0-9]{5,}+/" + run(U, 40)),
     *_rules("discord_webhook", "https://discordapp.com/api/webhooks/", "[0-9]{5,}+/" + run(U, 40)),
     *_rules("teams_webhook", "webhook.office.com/webhookb2/", "[^\\s\"'`<>]{40,}+", None, ""),

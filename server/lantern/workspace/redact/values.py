@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 
 MIN_VALUE_LENGTH = 8
 MIN_ENTROPY_BITS = 3.0
@@ -126,3 +127,33 @@ class LineOf:
         self._line += self._text.count("\n", self._pos, pos)
         self._pos = pos
         return self._line
+
+
+def on_lines(
+    text: str, literals: tuple[str, ...], fix: Callable[[str, int], str], *, fold: bool = False
+) -> str:
+    """`text` with `fix(line, line number)` applied to each line holding one of `literals`
+    (found by `str.find`, so other lines cost nothing; `fold`: case-insensitively).
+    Non-ASCII text with `fold` is scanned whole, since lower-casing may change lengths."""
+    if fold and not text.isascii():
+        return fix(text, 0)
+    hay = text.lower() if fold else text
+    lines: set[int] = set()
+    for literal in literals:
+        pos = hay.find(literal)
+        while pos >= 0:
+            lines.add(text.rfind("\n", 0, pos) + 1)
+            end = text.find("\n", pos)
+            pos = -1 if end < 0 else hay.find(literal, end)
+    if not lines:
+        return text
+    parts: list[str] = []
+    done = 0
+    line_of = LineOf(text)
+    for start in sorted(lines):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        parts += [text[done:start], fix(text[start:end], line_of(start))]
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
