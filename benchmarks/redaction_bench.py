@@ -262,7 +262,7 @@ def other_placements() -> list[tuple[str, str, str, str]]:
         ("jdbc", "properties_spaced", f"db.url = jdbc:mysql://db/app?password={weak}\n", weak),
         ("typed_constant", "go", f'const Password string = "{pw}"\n', pw),
         ("typed_constant", "rust", f'const SECRET: &str = "{pw}";\n', pw),
-        ("typed_constant", "rust_static", f"static API_KEY: &'static str = \"{pw}\";\n", pw),
+        ("typed_constant", "rust_static", f'static API_KEY: &\'static str = "{pw}";\n', pw),
         ("typed_constant", "c_define", f'#define DB_PASSWORD "{pw}"\n', pw),
         ("rsa_key_value", "dotnet_xml", _rsa_key_value(rsa_d), rsa_d),
         ("rsa_key_value", "dotnet_xml_pretty", _rsa_key_value(rsa_d, "\n  "), rsa_d),

@@ -513,6 +513,27 @@ def ms(values: Sequence[float]) -> str:
     return f"{statistics.median(values) * 1000:8.1f}"
 
 
+def prepared(tmp: Path) -> tuple[dict[str, str], Path, Path]:
+    """Under `tmp`: the environment (its own XDG folders, no model settings), a workspace
+    holding WORKSPACE_FILE, and the bare pygls server's script."""
+    for sub in ("state", "data", "config", "workspace"):
+        (tmp / sub).mkdir()
+    workspace = tmp / "workspace"
+    (workspace / WORKSPACE_FILE).write_text(WORKSPACE_TEXT, encoding="utf-8")
+    bare_script = tmp / "bare_pygls_server.py"
+    bare_script.write_text(BARE_SERVER, encoding="utf-8")
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(tmp / "state"),
+        "XDG_DATA_HOME": str(tmp / "data"),
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+    }
+    for name in ("LANTERN_MODEL", "LANTERN_BASE_URL", "LANTERN_API_KEY"):
+        env.pop(name, None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module docstring
+    return env, workspace, bare_script
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=10, help="start-up runs per kind")
@@ -526,21 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="lantern-server-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        for sub in ("state", "data", "config", "workspace"):
-            (tmp / sub).mkdir()
-        workspace = tmp / "workspace"
-        (workspace / WORKSPACE_FILE).write_text(WORKSPACE_TEXT, encoding="utf-8")
-        bare_script = tmp / "bare_pygls_server.py"
-        bare_script.write_text(BARE_SERVER, encoding="utf-8")
-        env = {
-            **os.environ,
-            "XDG_STATE_HOME": str(tmp / "state"),
-            "XDG_DATA_HOME": str(tmp / "data"),
-            "XDG_CONFIG_HOME": str(tmp / "config"),
-        }
-        for name in ("LANTERN_MODEL", "LANTERN_BASE_URL", "LANTERN_API_KEY"):
-            env.pop(name, None)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module docstring
+        env, workspace, bare_script = prepared(tmp)
 
         print(
             f"server_bench: Python {platform.python_version()} on {platform.machine()}, "

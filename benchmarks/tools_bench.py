@@ -326,7 +326,7 @@ def ensure_tree(data: Path, files: int, mb: int) -> Tree:
         _generate(tmp, files, mb)
         tmp.rename(root)
         count, size = _count(root)
-        listed = _run_rg(["--files", *ripgrep.COMMON_FLAGS], cwd=root).count(b"\n")
+        listed = run_rg(["--files", *ripgrep.COMMON_FLAGS], cwd=root).count(b"\n")
         manifest.write_text(json.dumps({"files": count, "bytes": size, "visible": listed}))
         print(f"generated in {time.perf_counter() - started:.1f} s", flush=True)
     info = json.loads(manifest.read_text())
@@ -336,7 +336,7 @@ def ensure_tree(data: Path, files: int, mb: int) -> Tree:
 # --- measuring ---------------------------------------------------------------------------
 
 
-def _run_rg(args: Sequence[str], cwd: Path | None = None) -> bytes:
+def run_rg(args: Sequence[str], cwd: Path | None = None) -> bytes:
     """Raw ripgrep, stdout to a pipe and read fully (what the baseline costs)."""
     proc = subprocess.run([ripgrep.rg_binary(), *args], cwd=cwd, capture_output=True)
     if proc.returncode not in (0, 1):
@@ -475,10 +475,10 @@ def figures(tree: Tree, ctx: ToolContext) -> list[Figure]:
     root = str(tree.root)
 
     def rg(args: list[str]) -> Callable[[], object]:
-        return lambda: _run_rg(args, cwd=tree.root)
+        return lambda: run_rg(args, cwd=tree.root)
 
     def search_figure(name: str, pattern: str, want: int) -> Figure:
-        raw = _run_rg(["-n", pattern, root]).count(b"\n")
+        raw = run_rg(["-n", pattern, root]).count(b"\n")
 
         def check(result: ToolResult) -> str:
             got = _matches(result)
@@ -495,7 +495,7 @@ def figures(tree: Tree, ctx: ToolContext) -> list[Figure]:
             check,
         )
 
-    listed = _run_rg(["--files", root]).count(b"\n")
+    listed = run_rg(["--files", root]).count(b"\n")
     path = tree.root / tree.read_file
     want_head = f"lines {READ_OFFSET}–{READ_OFFSET + READ_LIMIT - 1} of {READ_LINES}"
 
@@ -664,7 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     args.data.mkdir(parents=True, exist_ok=True)
     tree = ensure_tree(args.data.resolve(), args.files, args.mb)
-    version = _run_rg(["--version"]).decode().splitlines()[0]
+    version = run_rg(["--version"]).decode().splitlines()[0]
     print(f"python {sys.version.split()[0]} | cores: {os.cpu_count()} | {version}")
     print(f"rg: {ripgrep.rg_binary()}")
     print(
