@@ -2,20 +2,22 @@
 """Every figure of the monorepo-scale goals (issue 28), each against its baseline in the
 same run.
 
-    python benchmarks/scale_bench.py [--kernel] [--rounds R] [--only FIGURE ...]
-        [--serve-calls N] [--cache DIR] [--data DIR]
+    python benchmarks/scale_bench.py [--kernel] [--rounds R] [--slow-rounds S]
+        [--only FIGURE ...] [--serve-calls N] [--cache DIR] [--data DIR]
 
-Without `--kernel` the tree is tools_bench.py's 20,000-file one (generated once under
+Without `--kernel`: tools_bench.py's tree of 20,000 files for search and list_files, and
+navigation_bench.py's tree of 20,000 modules for the rest (both generated once under
 --data); with it, the Linux kernel source (`kernel_tree.py`: Debian's linux-source
 package, fetched and unpacked once under --cache). Lantern's tools run in this process
 through `run_tool` in one event loop, as the server runs them, each navigation call with
 a fresh parse cache (a conversation's first call); baselines are plain subprocesses.
-Within a figure the calls take turns, the order rotated every round (5 rounds; 2 with
---kernel, where one round of every figure takes about 6 minutes on 2 cores), after one
-warm-up round (find_symbol and find_references: only `rg -w`, which reads every file they
-parse); medians of wall time and of CPU time (this process's threads plus reaped
-children, rg included) are printed. The server figures drive `lantern serve` over pipes
-(server_bench.py's client). Ratios are printed, never asserted: the script exits 0.
+Within a figure the calls take turns, the order rotated every round, after one warm-up
+round (find_symbol and find_references: only `rg -w`, which reads every file they parse):
+5 rounds; the slow figures (find_symbol, find_references, the folder outline) 2 with
+--kernel, where one round of them takes about 3 minutes on 2 cores. Medians of wall time
+and of CPU time (this process's threads plus reaped children, rg included) are printed.
+The server figures drive `lantern serve` over pipes (server_bench.py's client). Ratios
+are printed, never asserted: the script exits 0.
 """
 
 from __future__ import annotations
@@ -174,6 +176,14 @@ def tree_profile(data: Path) -> Profile:
 
 
 @dataclass(frozen=True)
+class Rounds:
+    """Timed rounds of the quick figures and of the slow ones."""
+
+    quick: int
+    slow: int
+
+
+@dataclass(frozen=True)
 class Cost:
     wall: float
     cpu: float
@@ -325,7 +335,7 @@ def _lines(result: ToolResult) -> list[str]:
 # --- the tool figures --------------------------------------------------------------------
 
 
-async def search_figures(p: Profile, ws: Workspace, rounds: int, report: Report) -> None:
+async def search_figures(p: Profile, ws: Workspace, rounds: Rounds, report: Report) -> None:
     ctx = ToolContext(ws, Fixed(Decision.ALLOW_ONCE))
     for label, pattern in (("literal", p.literal), ("regex", p.regex)):
         exact = tools_bench.lantern_rg_args(ctx, pattern)
@@ -336,7 +346,7 @@ async def search_figures(p: Profile, ws: Workspace, rounds: int, report: Report)
         result, (t_lantern, t_same, t_exact, t_plain) = await interleaved(
             lantern,
             [rg(p.root, *same), rg(p.root, *exact), rg(p.root, "-n", pattern, ".")],
-            rounds,
+            rounds.quick,
         )
         note = f"{len(_lines(result))} line(s) shown, in {files} file(s)"
         report.add(Row(f"search {label}", t_lantern, "rg, same flags", t_same, 1.1, note))
@@ -353,14 +363,14 @@ async def search_figures(p: Profile, ws: Workspace, rounds: int, report: Report)
         report.add(Row("plain rg", t_lantern, "rg -n PATTERN", t_plain, None, sub=True))
 
 
-async def list_figures(p: Profile, ws: Workspace, rounds: int, report: Report) -> None:
+async def list_figures(p: Profile, ws: Workspace, rounds: Rounds, report: Report) -> None:
     ctx = ToolContext(ws, Fixed(Decision.ALLOW_ONCE))
     exact = tools_bench.lantern_rg_args(ctx)
     for label, path in (("root", "."), ("deep folder", p.deep)):
         lantern = tool(ws, "list_files", {"path": path})
         listed = tools_bench.run_rg(["--files", path], cwd=p.root).count(b"\n")
         result, (t_lantern, t_plain, t_exact) = await interleaved(
-            lantern, [rg(p.root, "--files", path), rg(p.root, *exact, path)], rounds
+            lantern, [rg(p.root, "--files", path), rg(p.root, *exact, path)], rounds.quick
         )
         note = f"{result.content.splitlines()[0]} | rg --files lists {listed:,}"
         name = f"list_files {label}" + (f" ({path})" if path != "." else "")
@@ -420,7 +430,7 @@ def _ctags_available() -> bool:
 
 
 async def _per_name(
-    p: Profile, ws: Workspace, rounds: int, tool_name: str, names: Sequence[str]
+    p: Profile, ws: Workspace, rounds: Rounds, tool_name: str, names: Sequence[str]
 ) -> list[tuple[str, ToolResult, Cost, Cost, int]]:
     """Each name's result, Lantern's and `rg -w`'s median costs, and its candidate files."""
     out = []
@@ -429,13 +439,13 @@ async def _per_name(
         candidates = tools_bench.run_rg(["-l", "-w", "-F", name], cwd=p.code_root).decode()
         parsed = sum(1 for f in candidates.splitlines() if language_for(f) is not None)
         result, (t_lantern, t_rg) = await interleaved(
-            lantern, [rg(p.code_root, "-w", name, ".")], rounds, warm_lantern=False
+            lantern, [rg(p.code_root, "-w", name, ".")], rounds.slow, warm_lantern=False
         )
         out.append((name, result, t_lantern, t_rg, parsed))
     return out
 
 
-async def find_symbol_figure(p: Profile, ws: Workspace, rounds: int, report: Report) -> None:
+async def find_symbol_figure(p: Profile, ws: Workspace, rounds: Rounds, report: Report) -> None:
     ctags = _ctags_available()
     total_l = total_r = Cost(0, 0)
     found = known = 0
@@ -476,7 +486,7 @@ async def find_symbol_figure(p: Profile, ws: Workspace, rounds: int, report: Rep
         )
 
 
-async def find_references_figure(p: Profile, ws: Workspace, rounds: int, report: Report) -> None:
+async def find_references_figure(p: Profile, ws: Workspace, rounds: Rounds, report: Report) -> None:
     total_l = total_r = Cost(0, 0)
     rows = []
     for name, result, t_lantern, t_rg, files in await _per_name(
@@ -506,12 +516,14 @@ def biggest(p: Profile, count: int) -> list[tuple[str, int]]:
     return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
 
 
-async def outline_figures(p: Profile, ws: Workspace, rounds: int, report: Report) -> None:
+async def outline_figures(p: Profile, ws: Workspace, rounds: Rounds, report: Report) -> None:
     total_o = total_r = Cost(0, 0)
     rows = []
     for path, size in biggest(p, p.outline_files):
         result, (t_outline, t_read) = await interleaved(
-            tool(ws, "outline", {"path": path}), [tool(ws, "read_file", {"path": path})], rounds
+            tool(ws, "outline", {"path": path}),
+            [tool(ws, "read_file", {"path": path})],
+            rounds.quick,
         )
         t_goal = Cost(t_read.wall + READ_PLUS_S, t_read.cpu + READ_PLUS_S)
         total_o, total_r = total_o + t_outline, total_r + t_goal
@@ -535,7 +547,7 @@ async def outline_figures(p: Profile, ws: Workspace, rounds: int, report: Report
     result, (t_folder, t_files) = await interleaved(
         tool(ws, "outline", {"path": p.big_folder}),
         [rg(p.code_root, "--files", p.big_folder)],
-        rounds,
+        rounds.slow,
     )
     note = (
         f"{len(result.content.encode()):,} bytes shown, {len(_lines(result)):,} line(s); "
@@ -745,7 +757,7 @@ def _imports(argv: list[str], env: dict[str, str]) -> str:
 FIGURES = ("search", "list", "find_symbol", "find_references", "outline", "serve", "server")
 
 
-async def tool_figures(p: Profile, rounds: int, only: set[str], report: Report) -> None:
+async def tool_figures(p: Profile, rounds: Rounds, only: set[str], report: Report) -> None:
     ws = Workspace([p.root])
     code = ws if p.code_root == p.root else Workspace([p.code_root])
     steps: list[tuple[str, str, Workspace, Callable[..., Awaitable[None]]]] = [
@@ -788,7 +800,13 @@ def _load() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--kernel", action="store_true", help="the Linux kernel tree")
-    parser.add_argument("--rounds", type=int, help="timed rounds per figure (5; 2 with --kernel)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per figure")
+    parser.add_argument(
+        "--slow-rounds",
+        type=int,
+        help="timed rounds of find_symbol, find_references and the folder outline "
+        "(--rounds; 2 with --kernel)",
+    )
     parser.add_argument("--only", nargs="+", choices=FIGURES, help="only these figures")
     parser.add_argument("--serve-calls", type=int, default=200, help="navigation calls to serve")
     parser.add_argument("--server-runs", type=int, default=10, help="start-up runs per kind")
@@ -803,16 +821,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--data", type=Path, default=HERE / ".data", help="the generated tree's cache folder"
     )
     args = parser.parse_args(argv)
-    rounds = args.rounds or (2 if args.kernel else 5)
-    if rounds < 1:
-        parser.error("--rounds must be at least 1")
+    rounds = Rounds(args.rounds, args.slow_rounds or (2 if args.kernel else args.rounds))
+    if min(rounds.quick, rounds.slow) < 1:
+        parser.error("--rounds and --slow-rounds must be at least 1")
     only = set(args.only or FIGURES)
     args.data.mkdir(parents=True, exist_ok=True)
     p = kernel_profile(args.cache) if args.kernel else tree_profile(args.data.resolve())
     version = tools_bench.run_rg(["--version"]).decode().splitlines()[0]
     print(f"python {sys.version.split()[0]} | cores {os.cpu_count()} | {version}")
     where = p.root if p.code_root == p.root else f"{p.root} and {p.code_root}"
-    print(f"tree: {where} ({p.label}) | {rounds} timed rounds after a warm-up, medians")
+    print(
+        f"tree: {where} ({p.label}) | {rounds.quick} timed rounds after a warm-up "
+        f"({rounds.slow} for the slow figures), medians"
+    )
     print(f"load average before: {_load()}", flush=True)
     started = time.perf_counter()
     report = Report()
