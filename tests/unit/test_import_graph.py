@@ -25,17 +25,27 @@ LAZY: dict[tuple[str, str], tuple[set[str], str]] = {
         "thread), after `initialize` is answered",
     ),
     ("lantern.cli.commands", "main"): (
-        {"lantern.cli.ask", "lantern.cli.doctor", "lantern.lsp.server"},
-        "the command line's dispatch: `lantern serve` loads no agent, `lantern ask` no pygls",
-    ),
-    ("lantern.cli.commands", "_tool"): (
         {
-            "lantern.approvals.approver",
-            "lantern.audit",
-            "lantern.tools.base",
-            "lantern.tools.registry",
+            "lantern.cli.ask",
+            "lantern.cli.doctor",
+            "lantern.cli.tool",
+            "lantern.cli.workspace",
+            "lantern.lsp.server",
         },
-        "the command line's dispatch: only `lantern tool` loads the tools",
+        "the command line's dispatch: `lantern serve` loads no agent, `lantern ask` no pygls, "
+        "only `lantern tool` loads the tools, `lantern --version` none of them",
+    ),
+    ("lantern.tools.registry", "_load"): (
+        {
+            "lantern.tools.find_references",
+            "lantern.tools.find_symbol",
+            "lantern.tools.list_files",
+            "lantern.tools.outline",
+            "lantern.tools.read_file",
+            "lantern.tools.search",
+        },
+        "a tool's module loads when the tool is first asked for: `lantern tool read_file` "
+        "loads no code engine",
     ),
     ("lantern.code.languages", "_loader"): (
         {

@@ -66,3 +66,37 @@ def test_the_server_resolves_settings_without_the_model_libraries(ws: Path) -> N
     checked, loaded = done.stdout.splitlines()
     assert "maxSteps: must be an integer ≥ 1, got 'x'" in checked and checked.endswith(" m")
     assert loaded == "[]"
+
+
+def _modules_after(ws: Path, *argv: str) -> set[str]:
+    """The modules loaded once `lantern ARGV` has run in a fresh interpreter."""
+    script = (
+        "import sys, contextlib, io\n"
+        "from lantern.cli.commands import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({list(argv)!r})\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=ws,
+    )
+    return set(done.stdout.split())
+
+
+def test_a_tool_call_loads_that_tool_and_version_loads_no_command(ws: Path) -> None:
+    """`lantern tool read_file` loads no other tool (no code engine); `lantern --version`
+    loads no settings, workspace or tool."""
+    (ws / "a.txt").write_text("one\n", encoding="utf-8")
+    loaded = _modules_after(ws, "tool", "read_file", '{"path": "a.txt"}', "--workspace", str(ws))
+    others = {"search", "list_files", "outline", "find_symbol", "find_references"}
+    assert "lantern.tools.read_file" in loaded
+    assert not {f"lantern.tools.{name}" for name in others} & loaded
+    assert not {m for m in loaded if m.startswith(("lantern.code", "lantern.agent"))}
+    loaded = _modules_after(ws, "--version")
+    assert not {m for m in loaded if m.startswith(("lantern.settings", "lantern.workspace"))}
+    assert not {m for m in loaded if m.startswith("lantern.tools")}

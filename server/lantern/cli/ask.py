@@ -9,6 +9,7 @@ interrupted (Ctrl-C; the partial answer is printed too).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import io
@@ -19,7 +20,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from lantern import compose, exit_codes
+from lantern import compose, exit_codes, startup
 from lantern.agent.conversation import Conversation
 from lantern.agent.failure import EndpointError
 from lantern.agent.inputs import Mention
@@ -31,6 +32,7 @@ from lantern.agent.provider.window import context_window
 from lantern.approvals.approver import ApprovalRequest, Approver, Decision, Fixed, Remembering
 from lantern.audit import AuditError
 from lantern.cli.output import EventPrinter, failure_lines, one_line, print_json, print_text, say
+from lantern.cli.workspace import settings, workspace_for
 from lantern.settings.sources import Settings
 from lantern.workspace.roots import Workspace
 
@@ -128,6 +130,31 @@ def _load_conversation(path: Path | None, workspace: Workspace) -> Conversation:
             "use a new file"
         )
     return conv
+
+
+def ask_command(args: argparse.Namespace) -> int:
+    """`lantern ask`, its flags over the settings."""
+    startup.loaded()
+    flags = {
+        "model": args.model,
+        "baseUrl": args.base_url,
+        "apiKey": args.api_key,
+        "maxSteps": args.max_steps,
+        "toolProtocol": args.tool_protocol,
+        "projectInstructions": args.project_instructions,
+    }
+    chosen = settings({k: v for k, v in flags.items() if v is not None})
+    return asyncio.run(
+        run_ask(
+            question=args.question,
+            settings=chosen,
+            workspace=workspace_for(args.workspace, chosen),
+            approve=args.approve,
+            conversation_file=args.conversation_file,
+            as_json=args.json,
+            files=args.file,
+        )
+    )
 
 
 async def run_ask(

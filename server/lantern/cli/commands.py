@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from lantern import __version__, exit_codes, startup
-from lantern.platform_gate import CODE as UNSUPPORTED_PLATFORM
+from lantern.cli.usage import UsageError
 from lantern.platform_gate import unsupported
-from lantern.settings.sources import Settings, SettingsError, load_settings
-from lantern.workspace.policy import Policy
-from lantern.workspace.roots import Workspace
 
-# Each command imports what it needs when it runs: `lantern serve` must answer
-# `initialize` without first loading the openai SDK (the server loads it in the
-# background once initialized).
-
-
-class UsageError(Exception):
-    """Bad flags or configuration: exit 2 with a message that says how to fix it."""
+# Each command imports what it needs when it runs: `lantern --version` loads nothing
+# more, `lantern tool` no agent, `lantern serve` answers `initialize` without first
+# loading the openai SDK (the server loads it in the background once initialized).
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,43 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def workspace_for(folders: Sequence[Path] | None, settings: Settings) -> Workspace:
-    chosen = list(folders or [Path.cwd()])
-    for folder in chosen:
-        if not folder.is_dir():
-            raise UsageError(f"--workspace {folder.name or folder}: not a folder")
-    try:
-        return Workspace(chosen, Policy(settings.approval.deny))
-    except ValueError as exc:  # the file system root
-        raise UsageError(f"--workspace: {exc}") from None
-
-
-def _settings(cli: dict[str, object] | None = None) -> Settings:
-    try:
-        return load_settings(cli=cli or {}, cli_source="command line")
-    except SettingsError as exc:
-        raise UsageError(str(exc)) from None
-
-
-async def _tool(args: argparse.Namespace) -> int:
-    from lantern.approvals.approver import Decision, Fixed
-    from lantern.audit import AuditLog
-    from lantern.tools.base import ToolContext
-    from lantern.tools.registry import run_tool
-
-    startup.loaded()
-    settings = _settings()
-    workspace = workspace_for(args.workspace, settings)
-    approvals = Fixed(Decision.ALLOW_ONCE if args.approve == "allow" else Decision.DENY)
-    ctx = ToolContext(workspace, approvals, conversation_id="cli-tool")
-    audit = AuditLog(workspace=workspace.name, workspace_key=workspace.key)
-    result = await run_tool(args.name, args.arguments, ctx, audit)
-    print(json.dumps(result.public(), ensure_ascii=False))
-    if result.code == UNSUPPORTED_PLATFORM:
-        raise UsageError(result.content)
-    return exit_codes.OK
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -151,40 +105,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     startup.loading()  # until the command's modules are in (`lantern.startup`)
     try:
         if args.command == "tool":
-            return asyncio.run(_tool(args))
+            from lantern.cli.tool import run_tool_command
+
+            return run_tool_command(args)
         if args.command == "ask":
             refusal = unsupported()
             if refusal is not None:  # every tool would be refused: ask no model
                 raise UsageError(refusal)
-            from lantern.cli.ask import run_ask
+            from lantern.cli.ask import ask_command
 
-            startup.loaded()
-            flags = {
-                "model": args.model,
-                "baseUrl": args.base_url,
-                "apiKey": args.api_key,
-                "maxSteps": args.max_steps,
-                "toolProtocol": args.tool_protocol,
-                "projectInstructions": args.project_instructions,
-            }
-            settings = _settings({k: v for k, v in flags.items() if v is not None})
-            workspace = workspace_for(args.workspace, settings)
-            return asyncio.run(
-                run_ask(
-                    question=args.question,
-                    settings=settings,
-                    workspace=workspace,
-                    approve=args.approve,
-                    conversation_file=args.conversation_file,
-                    as_json=args.json,
-                    files=args.file,
-                )
-            )
+            return ask_command(args)
         if args.command == "doctor":
             from lantern.cli.doctor import run_doctor
+            from lantern.cli.workspace import settings
 
             startup.loaded()
-            return run_doctor(_settings(), probe=args.probe)
+            return run_doctor(settings(), probe=args.probe)
         if args.command == "serve":
             from lantern.lsp.server import serve
 

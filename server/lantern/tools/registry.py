@@ -1,6 +1,8 @@
 """The tools the model may call, their schemas, and the one way to run them.
 
-Each tool is defined whole in its own module (its `TOOL`); this lists them. `run_tool`
+Each tool is defined whole in its own module (its `TOOL`); this lists them, and loads a
+tool's module when the tool is first asked for (`lantern tool read_file` loads no code
+engine, the agent loads all six for their schemas). `run_tool`
 never raises for anything the model or the disk can cause: bad JSON, bad arguments, an
 unknown tool or any refusal becomes an `is_error` result with a stable code. Every call
 is written to the audit log. On a platform the jail does not cover (`platform_gate.py`)
@@ -13,7 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,23 +24,64 @@ from lantern.audit import AuditLog
 from lantern.errors import ToolError
 from lantern.escaping import cap, escape_line
 from lantern.platform_gate import require_supported
-from lantern.tools import find_references, find_symbol, list_files, outline, read_file, search
 from lantern.tools.arguments import describe_errors, parse_arguments, shown
 from lantern.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
-TOOLS: dict[str, Tool] = {
-    t.name: t
-    for t in (
-        read_file.TOOL,
-        list_files.TOOL,
-        search.TOOL,
-        outline.TOOL,
-        find_symbol.TOOL,
-        find_references.TOOL,
-    )
-}
+NAMES = ("read_file", "list_files", "search", "outline", "find_symbol", "find_references")
+
+
+@functools.cache
+def _load(name: str) -> Tool:
+    """The `TOOL` of the module that defines tool `name` (one of NAMES), imported now."""
+    match name:
+        case "read_file":
+            from lantern.tools import read_file
+
+            return read_file.TOOL
+        case "list_files":
+            from lantern.tools import list_files
+
+            return list_files.TOOL
+        case "search":
+            from lantern.tools import search
+
+            return search.TOOL
+        case "outline":
+            from lantern.tools import outline
+
+            return outline.TOOL
+        case "find_symbol":
+            from lantern.tools import find_symbol
+
+            return find_symbol.TOOL
+        case "find_references":
+            from lantern.tools import find_references
+
+            return find_references.TOOL
+    raise KeyError(name)
+
+
+class _Tools(Mapping[str, Tool]):
+    """The tools by name, in NAMES' order; each module is imported on first use."""
+
+    def __getitem__(self, name: str) -> Tool:
+        if name not in NAMES:  # checked first: `_load` keeps what it was asked for
+            raise KeyError(name)
+        return _load(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(NAMES)
+
+    def __len__(self) -> int:
+        return len(NAMES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in NAMES
+
+
+TOOLS: Mapping[str, Tool] = _Tools()
 
 
 @functools.cache
