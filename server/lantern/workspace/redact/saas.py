@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from lantern.workspace.redact.lazy import Lazy
+
 Check = Callable[[str], bool] | None
-Rule = tuple[str, re.Pattern[str], Check]
+Rule = tuple[str, Lazy, Check]
 
 A = "A-Za-z0-9"  # alphanumeric
 W = "A-Za-z0-9_"  # word
@@ -30,13 +32,14 @@ _DIGIT = re.compile("[0-9]")
 _LETTER = re.compile("[A-Za-z]")
 
 
-def prefixed(prefix: str, body: str, before: str = W) -> re.Pattern[str]:
+def prefixed(prefix: str, body: str, before: str = W) -> Lazy:
     """``prefix`` (literal) + ``body`` (a regex), not right after a character of
-    ``before`` unless that character is part of a backslash escape."""
+    ``before`` unless that character is part of a backslash escape (compiled on first
+    use: only a text holding ``prefix`` is searched with it)."""
     if not before:
-        return re.compile(re.escape(prefix) + body)
+        return Lazy(re.escape(prefix) + body)
     width = len(prefix)
-    return re.compile(f"{re.escape(prefix)}(?<!(?<!\\\\)[{before}].{{{width}}}){body}")
+    return Lazy(f"{re.escape(prefix)}(?<!(?<!\\\\)[{before}].{{{width}}}){body}")
 
 
 def fixed(alphabet: str, n: int) -> str:
@@ -81,7 +84,7 @@ def _body_check(check: Check, width: int) -> Check:
 
 
 # The literal each pattern starts with: a text without it cannot match, and `in` is cheap.
-PREFIX_OF: dict[re.Pattern[str], str] = {}
+PREFIX_OF: dict[Lazy, str] = {}
 
 _B64_PAD = f"{run(B, 20)}={{0,3}}+(?![{B}=])"
 
@@ -177,17 +180,17 @@ SAAS_RULES: list[Rule] = [
 ]
 
 # Formats with no literal prefix: (rule, the literal that must be in the text, pattern).
-HINTED_RULES: list[tuple[str, str, re.Pattern[str]]] = [
+HINTED_RULES: list[tuple[str, str, Lazy]] = [
     (
         "azure_client_secret",
         "Q~",
-        re.compile(r"(?<!(?<!\\)[\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}+(?![\w~.-])"),
+        Lazy(r"(?<!(?<!\\)[\w~.-])[\w~.]{3}[0-9]Q~[\w~.-]{31,34}+(?![\w~.-])"),
     ),
-    ("maxmind_key", "_mmk", re.compile(r"(?<!(?<!\\)\w)[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?!\w)")),
+    ("maxmind_key", "_mmk", Lazy(r"(?<!(?<!\\)\w)[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?!\w)")),
     (
         "hashicorp_token",
         ".atlasv1.",
-        re.compile(r"(?<!(?<!\\)[A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}+(?![\w=-])"),
+        Lazy(r"(?<!(?<!\\)[A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}+(?![\w=-])"),
     ),
-    ("telegram_token", ":AA", re.compile(r"(?<!(?<!\\)[\w:])[0-9]{8,10}+:AA[\w-]{33}(?![\w-])")),
+    ("telegram_token", ":AA", Lazy(r"(?<!(?<!\\)[\w:])[0-9]{8,10}+:AA[\w-]{33}(?![\w-])")),
 ]

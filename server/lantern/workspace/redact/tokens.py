@@ -10,16 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from lantern.workspace.redact.lazy import Lazy
 from lantern.workspace.redact.saas import HINTED_RULES, PREFIX_OF, SAAS_RULES
 from lantern.workspace.redact.values import Edit, LineOf, Span, apply_edits, marker
 
 
-def _token(prefix: str, width: int, alphabet: str, body: str) -> re.Pattern[str]:
+def _token(prefix: str, width: int, alphabet: str, body: str) -> Lazy:
     """Match ``prefix`` (a regex of fixed ``width``) + ``body``, but not right after a
     character of ``alphabet``. The lookbehind sits after the prefix, not before it, so
     ``re`` can still scan for the literal prefix instead of trying every position. A
     character that ends a backslash escape (``\\n`` in JSON) does not count."""
-    pattern = re.compile(f"(?:{prefix})(?<!(?<!\\\\)[{alphabet}].{{{width}}}){body}")
+    pattern = Lazy(f"(?:{prefix})(?<!(?<!\\\\)[{alphabet}].{{{width}}}){body}")
     if re.escape(prefix) == prefix:  # a plain literal: skip texts without it
         PREFIX_OF[pattern] = prefix
     return pattern
@@ -34,14 +35,14 @@ _AWS_PREFIX = "A3T[A-Z0-9]|AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASCA|ABIA|ACC
 _B64URL = "A-Za-z0-9_-"
 
 # (rule, pattern, extra check on the match); a rule may have several patterns.
-TOKEN_RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
+TOKEN_RULES: list[tuple[str, Lazy, Callable[[str], bool] | None]] = [
     ("aws_access_key", _token(_AWS_PREFIX, 4, "A-Za-z0-9", "[A-Z0-9]{16}(?![A-Za-z0-9])"), None),
     ("github_token", _token("gh[pousr]_", 4, "A-Za-z0-9_", "[A-Za-z0-9]{36,}+"), None),
     ("github_token", _token("github_pat_", 11, "A-Za-z0-9_", "[A-Za-z0-9_]{22,}+"), None),
     ("slack_token", _token("xox[abeoprs]-|xapp-", 5, _B64URL, "[A-Za-z0-9-]{10,}+"), None),
     (
         "slack_token",
-        re.compile(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{8,}+"),
+        Lazy(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]{8,}+"),
         None,
     ),
     ("anthropic_key", _token("sk-ant-", 7, _B64URL, f"[{_B64URL}]{{20,}}+"), None),
@@ -88,7 +89,7 @@ def tokens(text: str) -> tuple[str, list[Span]]:
     return text, spans
 
 
-def _sub_hinted(rule: str, pattern: re.Pattern[str], text: str, spans: list[Span]) -> str:
+def _sub_hinted(rule: str, pattern: Lazy, text: str, spans: list[Span]) -> str:
     line_of = LineOf(text)
 
     def replace(match: re.Match[str]) -> str:
