@@ -74,6 +74,7 @@ def _pattern_flags(args: SearchArgs) -> list[str]:
 
 
 def _flags(args: SearchArgs, root: Root) -> list[str]:
+    """rg's argv; no `--threads`: rg uses every core (see `ripgrep.walk_threads`)."""
     return [
         *ripgrep.COMMON_FLAGS,
         "--json",
