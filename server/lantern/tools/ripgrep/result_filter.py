@@ -170,6 +170,21 @@ class FolderCheck:
                 return False
         return True
 
+    def allowed(self, names: list[str]) -> list[int]:
+        """Which of `names` (their indexes), files in this folder, `allows`."""
+        if len(self._checks) == 1:
+            policy, _, kinds, views, pairs_with, folder_alias = self._checks[0]
+            if not policy.deny_globs and pairs_with is None and not folder_alias:
+                return [  # `allows`, in one loop, for what only a name decides
+                    i
+                    for i, name in enumerate(names)
+                    if not sensitive_component(name)
+                    and not _ignored_files(views, name)
+                    and not (has_alias(name) and _ignored(kinds, name, aliases=True))
+                ]
+        allows = self.allows
+        return [i for i, name in enumerate(names) if allows(name)]
+
 
 FolderRules = FolderCheck | None  # see ResultFilter.folder_rules
 
@@ -245,10 +260,7 @@ class ResultFilter:
     def allowed_names(self, rules: FolderRules, names: list[str]) -> list[int]:
         """Which of `names` (their indexes), files all in one folder with these
         `folder_rules`, may be shown: `allowed_by` for each."""
-        if rules is None:
-            return []
-        allows = rules.allows
-        return [i for i, name in enumerate(names) if allows(name)]
+        return [] if rules is None else rules.allowed(names)
 
     def _folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
         """What applies to the files of `folder` (a `FolderCheck`); None when the folder

@@ -249,12 +249,10 @@ class CompiledRules:
         """`verdict_in(folder, name, False)` for the files of `folder` (relative to the
         ignore file), with what depends on the folder worked out here, once."""
         if self._by_name is not None:  # only names count: the same in every folder
-            if self._any_folder is None:
-                self._any_folder = FilesIn(self, (-1, False), {}, [])
-            return self._any_folder
+            return self._names_alone()
         names = self.names
         comps = [names.exact(part) for part in folder] if names.folds or names.nfc else [*folder]
-        fixed: tuple[int, bool] = (-1, False)
+        fixed = _NO_MATCH
         by_name: list[_NameEntry] = []
         for index, include, glob in self._folder_globs(comps):
             found = glob.in_folder(comps)
@@ -263,9 +261,17 @@ class CompiledRules:
                     fixed = (index, include)
             elif found is not False:
                 by_name.append((index, include, found))
+        paths = self._paths_below().get("/".join(comps)) if self._paths else None
+        if fixed is _NO_MATCH and not by_name and not paths:  # only names count here
+            return self._names_alone()
         by_name = sorted((e for e in by_name if e[0] > fixed[0]), key=lambda e: -e[0])
-        paths = self._paths_below().get("/".join(comps), {}) if self._paths else {}
-        return FilesIn(self, fixed, paths, by_name)
+        return FilesIn(self, fixed, paths or {}, by_name)
+
+    def _names_alone(self) -> FilesIn:
+        """`files_in` of a folder where no rule that looks at folders can match a file."""
+        if self._any_folder is None:
+            self._any_folder = FilesIn(self, _NO_MATCH, {}, [])
+        return self._any_folder
 
     def _folder_globs(self, comps: list[str]) -> Iterator[_GlobEntry]:
         """The glob rules that may match a path in the folder `comps` (`_path_verdict`'s)."""
