@@ -5,6 +5,9 @@ lookup tables, so a check costs a few dict lookups instead of one match per
 pattern: a 50,000-line `.gitignore` costs about as much per path as a short one.
 When no pattern of a file looks at folders, a verdict depends on the name alone and
 is remembered by name (the compiled rules never change; a changed file is re-parsed).
+For the files of one folder (a listing), `files_in` narrows the patterns that look at
+folders to that folder once: each then matches every file there, none, or the files
+whose name fits its last glob; what the name alone decides is remembered by name.
 
 A check answers for one path at one level only (`src/gen/` as a folder, then
 `src/gen/x.py` as a file); the caller walks the levels top-down, so a folder
