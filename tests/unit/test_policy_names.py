@@ -7,10 +7,12 @@ read_file refuses it, list_files does not show it, search does not find its cana
 from __future__ import annotations
 
 import fnmatch
+import subprocess
 from pathlib import Path
 
 import pytest
 from lantern.tools.base import ToolContext
+from lantern.tools.ripgrep import process as ripgrep
 from lantern.workspace.policy import (
     SENSITIVE_PAIRS,
     Policy,
@@ -18,6 +20,7 @@ from lantern.workspace.policy import (
     sensitive_component,
     sensitive_pair,
 )
+from lantern.workspace.roots import Root
 
 from tests.conftest import run
 
@@ -132,6 +135,36 @@ def test_the_rg_globs_never_hide_a_readable_name() -> None:
             for pattern in _expand(glob[1:]):
                 if "/" not in pattern:
                     assert not fnmatch.fnmatch(name.lower(), pattern.lower()), (rel, glob)
+
+
+def test_rg_itself_leaves_out_every_sensitive_pair(tmp_path: Path) -> None:
+    """rg never reads a pair (`.kube/config`) or a backup of one, in any folder and any
+    case: its globs keep it out before the Python check sees the name."""
+    pairs = [f"{folder}/{name}" for folder, name in sorted(SENSITIVE_PAIRS)]
+    refused = [
+        rel
+        for pair in pairs
+        for rel in (pair, f"deep/er/{pair.upper()}", f"x/{pair}.bak", f"{pair}~")
+    ]
+    readable = [f"{pair}.md" for pair in pairs] + [f"plain/{name}" for _, name in SENSITIVE_PAIRS]
+    for rel in [*refused, *readable]:
+        path = tmp_path / rel
+        if not path.parent.is_dir():
+            path.parent.mkdir(parents=True)
+        if not path.exists():
+            path.write_text("x\n")
+    flags = ripgrep.policy_flags(Root("ws", str(tmp_path)), None)
+    out = subprocess.run(
+        [ripgrep.rg_binary(), "--files", *ripgrep.COMMON_FLAGS, *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    listed = set(out.splitlines())
+    assert not set(refused) & listed
+    assert set(readable) <= listed
 
 
 def _expand(glob: str) -> list[str]:

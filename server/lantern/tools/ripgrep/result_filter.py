@@ -23,7 +23,7 @@ from typing import Literal
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.ripgrep.process import ignore_file as ripgrep_ignore_flags
-from lantern.workspace.ignore.compiled import CompiledRules
+from lantern.workspace.ignore.compiled import CompiledRules, FilesIn
 from lantern.workspace.ignore.files import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
 from lantern.workspace.jail import open_beneath, real_components
 from lantern.workspace.names import has_alias
@@ -31,7 +31,6 @@ from lantern.workspace.policy import pair_folder, sensitive_component, sensitive
 from lantern.workspace.roots import Opened, Root, Target, Workspace
 
 _Kinds = tuple[list[tuple[CompiledRules, tuple[str, ...]]], ...]
-FolderRules = list[tuple[Root, tuple[str, ...], _Kinds]] | None  # see ResultFilter.folder_rules
 # Controls, line separators, bidi embeddings/overrides/isolates (which reorder what a
 # reader sees: `bidi\u202eexe.txt`), backslashes, undecodable bytes.
 _UNSAFE = re.compile(
@@ -121,11 +120,11 @@ def _ignored(kinds: _Kinds, name: str, *, aliases: bool) -> bool:
     return False
 
 
-def _ignored_name(by_kind: list[list[CompiledRules]], name: str, *, aliases: bool) -> bool:
-    """`_ignored` for rules that look at names alone."""
-    for rules_of_kind in by_kind:
-        for compiled in rules_of_kind:
-            verdict = compiled.verdict_in((), name, False, aliases)
+def _ignored_files(views: tuple[list[FilesIn], ...], name: str) -> bool:
+    """`_ignored(kinds, name, aliases=False)` with each ignore file narrowed to the folder."""
+    for of_kind in views:
+        for files in of_kind:
+            verdict = files.verdict(name)
             if verdict is not None:
                 if verdict:
                     return True
@@ -133,27 +132,61 @@ def _ignored_name(by_kind: list[list[CompiledRules]], name: str, *, aliases: boo
     return False
 
 
-def _names_alone(
-    rules: list[tuple[Root, tuple[str, ...], _Kinds]],
-) -> tuple[str | None, list[list[CompiledRules]]] | None:
-    """When only names decide in a folder with these rules (one root, no deny globs,
-    ignore patterns that look at names alone): the folder's name when files in it pair
-    with it (`sensitive_pair`), and the rules of each kind of ignore file that apply.
-    None when more than a file's name is needed."""
-    (root, full, kinds), *more = rules
-    if more or root.policy.deny_globs or not all(c.names_only for k in kinds for c, _ in k):
-        return None
-    last = full[-1] if full and pair_folder(full[-1]) else None
-    return last, [[compiled for compiled, _ in of_kind] for of_kind in kinds if of_kind]
+class FolderCheck:
+    """What decides for the files of one folder (`ResultFilter.folder_rules`): for each
+    root whose rules apply, the root, the folder's full path, and for each kind of
+    ignore file (in `IGNORE_FILES` order) the files that apply, deepest first, each with
+    the folder's path below it. The folder's part of every check is done here, once; a
+    file then costs only the checks of its own name, with the same rules and answers."""
+
+    def __init__(self, chains: list[tuple[Root, tuple[str, ...], _Kinds]]) -> None:
+        self._checks = [
+            (
+                root.policy,
+                full,
+                kinds,
+                tuple(
+                    [compiled.files_in(below) for compiled, below in of_kind] for of_kind in kinds
+                ),
+                full[-1] if full and pair_folder(full[-1]) else None,  # see `pair_folder`
+                any(map(has_alias, full)),
+            )
+            for root, full, kinds in chains
+        ]
+
+    def allows(self, name: str) -> bool:
+        """Whether the file `name` in this folder may be shown (`ResultFilter.allowed_in`)."""
+        for policy, full, kinds, views, pairs_with, folder_alias in self._checks:
+            if policy.deny_globs:
+                if policy.child_refusal(full, name) is not None:
+                    return False
+            elif sensitive_component(name) or (
+                pairs_with is not None and sensitive_pair(pairs_with, name)
+            ):
+                return False
+            if _ignored_files(views, name):
+                return False
+            if (folder_alias or has_alias(name)) and _ignored(kinds, name, aliases=True):
+                return False
+        return True
+
+    def allowed(self, names: list[str]) -> list[int]:
+        """Which of `names` (their indexes), files in this folder, `allows`."""
+        if len(self._checks) == 1:
+            policy, _, kinds, views, pairs_with, folder_alias = self._checks[0]
+            if not policy.deny_globs and pairs_with is None and not folder_alias:
+                return [  # `allows`, in one loop, for what only a name decides
+                    i
+                    for i, name in enumerate(names)
+                    if not sensitive_component(name)
+                    and not _ignored_files(views, name)
+                    and not (has_alias(name) and _ignored(kinds, name, aliases=True))
+                ]
+        allows = self.allows
+        return [i for i, name in enumerate(names) if allows(name)]
 
 
-def _name_passes(last: str | None, by_kind: list[list[CompiledRules]], name: str) -> bool:
-    """`ResultFilter.allowed_by` for a name where `_names_alone` found what decides."""
-    if sensitive_component(name) or (last is not None and sensitive_pair(last, name)):
-        return False
-    return not _ignored_name(by_kind, name, aliases=False) and not (
-        has_alias(name) and _ignored_name(by_kind, name, aliases=True)
-    )
+FolderRules = FolderCheck | None  # see ResultFilter.folder_rules
 
 
 def split_rel(name: str) -> tuple[str, ...]:
@@ -222,36 +255,16 @@ class ResultFilter:
 
     def allowed_by(self, rules: FolderRules, name: str) -> bool:
         """Whether the file `name` in a folder with these `folder_rules` may be shown."""
-        if rules is None:
-            return False
-        for root, full, kinds in rules:
-            if root.policy.child_refusal(full, name) is not None:
-                return False
-            if _ignored(kinds, name, aliases=False):
-                return False
-            if (has_alias(name) or any(map(has_alias, full))) and _ignored(
-                kinds, name, aliases=True
-            ):
-                return False
-        return True
+        return rules is not None and rules.allows(name)
 
     def allowed_names(self, rules: FolderRules, names: list[str]) -> list[int]:
         """Which of `names` (their indexes), files all in one folder with these
-        `folder_rules`, may be shown: `allowed_by` for each, in one tight loop when only
-        names matter (one root, no deny globs, ignore patterns that look at names alone)."""
-        if rules is None:
-            return []
-        alone = _names_alone(rules)
-        if alone is None:
-            return [i for i, name in enumerate(names) if self.allowed_by(rules, name)]
-        last, by_kind = alone
-        return [i for i, name in enumerate(names) if _name_passes(last, by_kind, name)]
+        `folder_rules`, may be shown: `allowed_by` for each."""
+        return [] if rules is None else rules.allowed(names)
 
     def _folder_rules(self, folder: tuple[str, ...]) -> FolderRules:
-        """For each root whose rules apply: the root, the folder's full path, and for each kind of
-        ignore file (in `IGNORE_FILES` order), the files that apply, deepest first, each
-        with the folder's path below it. None when the folder itself is refused (a
-        sensitive name, ignored, an unreadable ignore file on the way)."""
+        """What applies to the files of `folder` (a `FolderCheck`); None when the folder
+        itself is refused (a sensitive name, ignored, an unreadable ignore file on the way)."""
         parts = (*self.target.parts, *folder)
         chains: list[tuple[Root, tuple[str, ...], _Kinds]] = []
         for root, prefix, _fd, walk in self._walks:
@@ -266,7 +279,7 @@ class ResultFilter:
                 for kind in IGNORE_FILES
             )
             chains.append((root, full, kinds))
-        return chains
+        return FolderCheck(chains)
 
     def open_file(self, rel: tuple[str, ...]) -> tuple[int, os.stat_result] | None:
         """The file opened through the jail (caller closes), or None when it fails a check."""

@@ -224,7 +224,7 @@ class PathGlob:
     """A pattern matched against `rel` (a file) or `rel/` (a folder), relative to the
     ignore file's folder."""
 
-    __slots__ = ("_anchored", "_end", "_groups", "needs")
+    __slots__ = ("_anchored", "_end", "_groups", "depth", "needs")
 
     def __init__(self, pattern: Pattern) -> None:
         self._anchored = pattern.anchored
@@ -235,6 +235,9 @@ class PathGlob:
         self.needs = frozenset(
             glob.literal for group in self._groups for glob in group if glob.literal is not None
         )
+        # The number of components of every path it matches, when that is fixed (`/a/*.c`).
+        fixed = self._anchored and len(self._groups) == 1 and self._end != "inside"
+        self.depth = len(self._groups[0]) if fixed else None
 
     def match(self, text: str) -> bool:
         is_dir = text.endswith("/")
@@ -243,6 +246,23 @@ class PathGlob:
         if not self._groups:  # `**` or `**/`
             return True
         comps = text[:-1].split("/") if is_dir else text.split("/")
+        found = self._before_last(comps)
+        return found if isinstance(found, bool) else found.match(comps[-1])
+
+    def in_folder(self, folder: list[str]) -> NameGlob | bool:
+        """For the files directly in `folder` (relative to the ignore file): True when
+        this pattern matches every one, False when none, else the glob a file's name must
+        match. `match(folder/name)` equals this for every name."""
+        if self._end == "dir":
+            return False
+        if not self._groups:
+            return True
+        return self._before_last([*folder, ""])  # the name is looked at by the last glob only
+
+    def _before_last(self, comps: list[str]) -> NameGlob | bool:
+        """The match of `comps` as far as it goes without looking at the last component:
+        False, True (it holds whatever that is) or the glob the last component must match.
+        Every group but the one that ends the path is placed before the last component."""
         if self._end == "inside":  # every group in order, then at least one more component
             placed, last, limit = self._groups, None, len(comps) - 1
         else:  # the last group ends the path
@@ -259,7 +279,7 @@ class PathGlob:
             return True
         if limit < pos or (self._anchored and not placed and limit != 0):
             return False
-        return _fits(last, comps, limit)
+        return _fits(last[:-1], comps, limit) and last[-1]
 
 
 def _fits(group: tuple[NameGlob, ...], comps: list[str], at: int) -> bool:
