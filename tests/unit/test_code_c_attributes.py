@@ -46,6 +46,9 @@ static inline char *pack_byte(char *buf, unsigned char byte)
 {
 \treturn buf;
 }
+
+#define widget_each(w, list) \\
+\tfor ((w) = (list); (w); (w) = (w)->next)
 """
 
 
@@ -60,6 +63,7 @@ def test_functions_behind_attribute_macros_are_named_for_themselves() -> None:
         ("macro", "alloc_widget", 26, 26, True),
         ("constant", "WIDGET_MAX", 27, 27, True),
         ("function", "pack_byte", 29, 32, False),
+        ("macro", "widget_each", 34, 35, True),
     ]
 
 
@@ -73,6 +77,7 @@ def test_signatures_keep_the_files_own_text() -> None:
     )
     assert signatures["drop_all"] == "int drop_all(void *ctx)"
     assert signatures["alloc_widget"] == "#define alloc_widget(size_of_priv)"
+    assert signatures["widget_each"] == "#define widget_each(w, list)"
 
 
 def test_a_definition_is_a_marked_use_and_the_macro_is_not_one() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from lantern.tools.base import ToolResult
+from lantern.tools.outline import BIG_FILE, SOURCE_BUDGET
 from lantern.tools.registry import run_tool
 from lantern.workspace.text import MAX_OUTPUT_BYTES
 
@@ -259,7 +260,10 @@ async def test_a_folder_outline_ranks_shallow_files_and_busy_files_first(tmp_pat
     assert not any("notes.txt" in line for line in found)
 
 
-async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> None:
+async def test_a_large_folder_outline_is_capped_bounded_and_says_so(tmp_path: Path) -> None:
+    """40 files of 40 public functions: files are outlined in path order until their
+    lines pass twice the output; the first of them are shown whole, then one in part,
+    and two notes count what the outline left out and the files it did not outline."""
     for i in range(40):
         body = "".join(f"def function_number_{j}_of_file_{i}(argument): pass\n" for j in range(40))
         (tmp_path / f"m{i:02d}.py").write_text(body, "utf-8")
@@ -267,12 +271,52 @@ async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> N
     assert result.bytes <= MAX_OUTPUT_BYTES + 1024
     shown = rows(result)
     whole_files = len(shown) // 40  # files m00, m01, … are shown whole, then one in part
-    assert result.content.splitlines()[-1] == (
-        f"[{1600 - len(shown):,} more definition(s) in {40 - whole_files} file(s) not shown: "
-        f"{1600 - len(shown):,} public definition(s) (public definitions are kept first, "
+    files = list(dict.fromkeys(line.split(":", 1)[0] for line in shown))
+    assert files == [f"m{i:02d}.py" for i in range(whole_files + 1)]
+    *_, left, bounded = result.content.splitlines()
+    outlined = int(bounded.split(" ")[1])
+    assert 2 * whole_files < outlined < 40  # lines for twice the output were gathered
+    assert bounded == (
+        f"[outlined {outlined} of 40 supported file(s), shallowest first, then by path; "
+        "outline a sub-folder or a file to see the rest]"
+    )
+    more = 40 * outlined - len(shown)
+    assert left == (
+        f"[{more:,} more definition(s) in {outlined - whole_files} file(s) not shown: "
+        f"{more:,} public definition(s) (public definitions are kept first, "
         "private helpers and constants last); outline a sub-folder or a file to see them]"
     )
+    assert result.content.splitlines()[0].startswith(
+        f"[untrusted outline of .: top-level definitions of {outlined} file(s),"
+    )
     assert len(result.seen) == len(shown)
+
+
+async def test_a_folder_outline_passes_over_big_files_and_stops_at_its_source_budget(
+    tmp_path: Path,
+) -> None:
+    """Files as large as BIG_FILE: the outline stops once it outlined SOURCE_BUDGET bytes
+    of them; a larger file (a generated table, most often) is passed over and counted."""
+
+    def module(name: str, size: int) -> str:
+        head = f"def {name}():\n    pass\n"
+        return head + "#" * (size - len(head) - 1) + "\n"
+
+    (tmp_path / "a_table.py").write_text(module("table", BIG_FILE + 1), "utf-8")
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(module(f"f{i}", BIG_FILE), "utf-8")
+    result = await outline(tmp_path, ".")
+    budget = SOURCE_BUDGET // BIG_FILE
+    assert [line.split(" ")[2] for line in rows(result)] == [f"f{i}" for i in range(budget)]
+    assert result.content.splitlines()[-1] == (
+        f"[outlined {budget} of 7 supported file(s), shallowest first, then by path; "
+        f"1 file(s) over {BIG_FILE >> 10:,} KiB passed over (often generated); outline a "
+        "sub-folder or a file to see the rest]"
+    )
+    # The table itself is outlined when asked for.
+    assert rows(await outline(tmp_path, "a_table.py")) == [
+        "a_table.py:1-2 function table  def table():"
+    ]
 
 
 # A folder of files in several languages, each with public, private and constant

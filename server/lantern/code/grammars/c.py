@@ -138,8 +138,16 @@ def constant(captures: Captures, source: bytes) -> list[Found]:
 
 
 _FILE_LEVEL = ("translation_unit", "preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif")
-# A function-like macro's signature is its name and parameters, not its expansion.
-_MACRO = simple("macro", "value")
+
+
+def macro(captures: Captures, source: bytes) -> list[Found]:
+    """A function-like macro: its signature is its name and parameters (not the
+    expansion, nor a `\\` that continues it on the next line)."""
+    node = captures["d"]
+    parameters = field(node, "parameters")
+    end = None if parameters is None else parameters.end_byte
+    return named(node, field(node, "name"), "macro", source, end)
+
 
 SHARED_RULES = (
     Rule("(function_definition) @d", function),
@@ -150,7 +158,7 @@ SHARED_RULES = (
     Rule("(preproc_def) @d", simple("constant", WHOLE)),
     # A function-like macro at file level, also inside `#if…` blocks (one defined in a
     # function's body is left out, as a constant there is).
-    *(Rule(f"({scope} (preproc_function_def) @d)", _MACRO) for scope in _FILE_LEVEL),
+    *(Rule(f"({scope} (preproc_function_def) @d)", macro) for scope in _FILE_LEVEL),
     # A constant at file level, also inside `#if…` blocks and `extern "C" {…}` (one in
     # a function body is dropped: constants are never listed inside a function).
     *(Rule(f"({scope} (declaration) @d)", constant) for scope in _FILE_LEVEL),
