@@ -262,8 +262,8 @@ async def test_a_folder_outline_ranks_shallow_files_and_busy_files_first(tmp_pat
 
 async def test_a_large_folder_outline_is_capped_bounded_and_says_so(tmp_path: Path) -> None:
     """40 files of 40 public functions: files are outlined in path order until their
-    lines pass twice the output; the first of them are shown whole, then one in part,
-    and two notes count what the outline left out and the files it did not outline."""
+    lines fill the output; all but the last are shown whole, and two notes count what
+    the outline left out and the files it did not outline."""
     for i in range(40):
         body = "".join(f"def function_number_{j}_of_file_{i}(argument): pass\n" for j in range(40))
         (tmp_path / f"m{i:02d}.py").write_text(body, "utf-8")
@@ -275,7 +275,7 @@ async def test_a_large_folder_outline_is_capped_bounded_and_says_so(tmp_path: Pa
     assert files == [f"m{i:02d}.py" for i in range(whole_files + 1)]
     *_, left, bounded = result.content.splitlines()
     outlined = int(bounded.split(" ")[1])
-    assert 2 * whole_files < outlined < 40  # lines for twice the output were gathered
+    assert outlined == whole_files + 1 < 40
     assert bounded == (
         f"[outlined {outlined} of 40 supported file(s), shallowest first, then by path; "
         "outline a sub-folder or a file to see the rest]"
@@ -386,12 +386,14 @@ async def test_a_folder_outline_shows_public_definitions_first_in_each_file(
     ]
 
 
-async def test_a_capped_folder_outline_keeps_every_public_definition_and_counts_the_rest(
+async def test_a_capped_folder_outline_keeps_public_definitions_first_and_counts_the_rest(
     tmp_path: Path,
 ) -> None:
     """20 files of 10 public functions, 10 private helpers and 10 constants each, more
-    than the cap: every public function is shown, then as many helpers as fit (whole
-    files first), no constant; the note counts what is left out, by group and files."""
+    than the cap: files are outlined until their lines fill it; of those, every public
+    function is shown, and every helper, before any constant, so the last file's
+    public functions and helpers are kept and earlier files' constants left out (files
+    in order); the notes count what is left out, by group and files."""
     for i in range(20):
         lines = []
         for j in range(10):
@@ -402,28 +404,36 @@ async def test_a_capped_folder_outline_keeps_every_public_definition_and_counts_
     result = await outline(tmp_path, ".")
     shown = rows(result)
     assert len("\n".join(shown).encode()) <= MAX_OUTPUT_BYTES
+    *_, left, bounded = result.content.splitlines()
+    outlined = int(bounded.split(" ")[1])
+    assert 1 < outlined < 20
     listed = [line.split(" ")[2] for line in shown]
-    tail = [f"number_{j:02d}_in_file_{i:02d}" for i in range(20) for j in range(10)]
+    tail = [f"number_{j:02d}_in_file_{i:02d}" for i in range(outlined) for j in range(10)]
     publics = [f"public_function_{name}" for name in tail]
-    helpers = [f"_private_helper_{name}" for name in tail]  # file by file, in source order
-    assert set(publics) <= set(listed)
-    assert not any(name.startswith("PUBLIC_CONSTANT") for name in listed)
-    kept_helpers = [name for name in listed if name.startswith("_private")]
-    assert 0 < len(kept_helpers) < len(helpers)
-    assert set(kept_helpers) == set(helpers[: len(kept_helpers)])  # files in order, none skipped
-    # Shown file by file: each file's public functions, then its helpers that fit.
-    for i in range(20):
-        mine = [name for name in listed if name.endswith(f"_in_file_{i:02d}")]
-        own_helpers = [name for name in kept_helpers if name.endswith(f"_in_file_{i:02d}")]
-        assert mine == publics[i * 10 : i * 10 + 10] + own_helpers
+    helpers = [f"_private_helper_{name}" for name in tail]
+    constants = [f"PUBLIC_CONSTANT_{name.upper()}" for name in tail]  # file by file
+    assert set(publics) | set(helpers) <= set(listed)
+    kept_constants = [name for name in listed if name.startswith("PUBLIC_CONSTANT")]
+    assert 0 < len(kept_constants) < len(constants)
+    assert set(kept_constants) == set(constants[: len(kept_constants)])  # none skipped
+    assert not any(name.endswith(f"_IN_FILE_{outlined - 1:02d}") for name in kept_constants)
+    # Shown file by file: each file's public functions, its helpers, its constants kept.
+    for i in range(outlined):
+        mine = [name for name in listed if name.lower().endswith(f"_in_file_{i:02d}")]
+        own = [name for name in kept_constants if name.endswith(f"_IN_FILE_{i:02d}")]
+        assert mine == publics[i * 10 : i * 10 + 10] + helpers[i * 10 : i * 10 + 10] + own
     files = [line.split(":", 1)[0] for line in shown]
     assert files == sorted(files)
-    left_helpers = len(helpers) - len(kept_helpers)
-    assert result.content.splitlines()[-1] == (
-        f"[{left_helpers + 200:,} more definition(s) in 20 file(s) not shown: "
-        f"{left_helpers} private helper(s), 200 constant(s) (public definitions are kept "
-        "first, private helpers and constants last); outline a sub-folder or a file to see "
-        "them]"
+    left_constants = len(constants) - len(kept_constants)
+    left_files = outlined - len(kept_constants) // 10
+    assert left == (
+        f"[{left_constants} more definition(s) in {left_files} file(s) not shown: "
+        f"{left_constants} constant(s) (public definitions are kept first, private helpers "
+        "and constants last); outline a sub-folder or a file to see them]"
+    )
+    assert bounded == (
+        f"[outlined {outlined} of 20 supported file(s), shallowest first, then by path; "
+        "outline a sub-folder or a file to see the rest]"
     )
 
 

@@ -9,19 +9,18 @@ of how many definitions are left, and a note of what nesting left out (`[not lis
 
 A folder is walked as list_files walks it (`navigation/files.py`) and approved like a
 search of it. Its outline is bounded: files are outlined in the walk's order (shallowest
-first, then by path) until their lines would fill the output twice over (the room to
-keep public definitions before private ones) or `SOURCE_BUDGET` bytes of source have
-been outlined; a file over `BIG_FILE` (most often a generated table) is passed over. A
-note says how many files were outlined of how many, and how to see the rest. The files
-outlined are shown most important first: shallower files first, then files with more
-top-level definitions, then by path. Within each file the definitions come in
-groups, each in source order: public classes, functions and types first, then private
-helpers, then public constants, then private ones (public as `code/visibility.py` tells
-it: exported, `pub`, `public`, not `static`, no leading underscore…). When the lines pass
-`MAX_OUTPUT_BYTES`, what is kept is decided group by group across all files: every
-file's public definitions before any private helper, and every helper before any
-constant (within a group, files in the order above). The note then says how many
-definitions of which groups, in how many files, were left out.
+first, then by path) until their lines fill the output or `SOURCE_BUDGET` bytes of
+source have been outlined; a file over `BIG_FILE` (most often a generated table) is
+passed over. A note says how many files were outlined of how many, and how to see the
+rest. The files outlined are shown most important first: shallower files first, then
+files with more top-level definitions, then by path. Within each file the definitions
+come in groups, each in source order: public classes, functions and types first, then
+private helpers, then public constants, then private ones (public as
+`code/visibility.py` tells it: exported, `pub`, `public`, not `static`, no leading
+underscore…). When the lines pass `MAX_OUTPUT_BYTES`, what is kept is decided group by
+group across all files: every file's public definitions before any private helper, and
+every helper before any constant (within a group, files in the order above). The note
+then says how many definitions of which groups, in how many files, were left out.
 """
 
 from __future__ import annotations
@@ -56,9 +55,8 @@ from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_OUTPUT_BYTES
 
 _CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
-# A folder outline stops once the lines it gathered are this many times the output...
-_ROOM = 2
-SOURCE_BUDGET = 1 << 20  # ... or once it outlined this many bytes of source,
+# A folder outline stops once the lines it gathered fill the output, or once it outlined
+SOURCE_BUDGET = 1 << 20  # this many bytes of source,
 BIG_FILE = 256 << 10  # passing over any file larger than this.
 # A folder outline's groups, in the order they are kept and shown within each file.
 _PUBLIC, _PRIVATE, _PUBLIC_CONSTANTS, _PRIVATE_CONSTANTS = range(4)
@@ -120,7 +118,7 @@ class _Folder:
         return self.enough()
 
     def enough(self) -> bool:
-        return self.shown > _ROOM * MAX_OUTPUT_BYTES or self.source >= SOURCE_BUDGET
+        return self.shown > MAX_OUTPUT_BYTES or self.source >= SOURCE_BUDGET
 
     def note(self, walked: Walked) -> list[str]:
         """How many files were outlined of how many, when not all were."""
