@@ -437,6 +437,23 @@ async def test_a_capped_folder_outline_keeps_public_definitions_first_and_counts
     )
 
 
+async def test_a_folder_over_the_walks_cap_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small files, more than the walk takes: the walk's own note, not a second one."""
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "MAX_CANDIDATES", 3)
+    for i in range(5):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}(): pass\n", "utf-8")
+    result = await outline(tmp_path, ".")
+    assert [line.split(" ")[2] for line in rows(result)] == ["f0", "f1", "f2"]
+    assert result.content.splitlines()[-1] == (
+        "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
+    )
+    assert "outlined" not in result.content
+
+
 async def test_an_unsupported_file_names_the_supported_languages(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("# def x\n", "utf-8")
     result = await outline(tmp_path, "notes.md")

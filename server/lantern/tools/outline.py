@@ -121,9 +121,10 @@ class _Folder:
         return self.shown > MAX_OUTPUT_BYTES or self.source >= SOURCE_BUDGET
 
     def note(self, walked: Walked) -> list[str]:
-        """How many files were outlined of how many, when not all were."""
+        """How many files were outlined of how many, when the outline had enough or passed
+        files over (the walk's own cap has its note, `walk_notes`)."""
         total = walked.files + walked.left
-        if self.outlined == total:
+        if not (walked.ended or self.big) or self.outlined == total:
             return []
         big = (
             f"; {self.big:,} file(s) over {BIG_FILE >> 10:,} KiB passed over (often generated)"
