@@ -333,7 +333,10 @@ MIXED: dict[str, str] = {
     ),
     "src/lib.rs": "const MIN: u32 = 0;\nfn helper() {}\npub fn make() {}\npub const MAX: u32 = 1;",
     "src/app.ts": "const cache = new Map();\nfunction parse() {}\nexport function load() {}\n",
-    "src/util.c": "static int helper(int x) { return x; }\nint area(int s) { return s * s; }",
+    "src/util.c": (
+        "static int helper(int x) { return x; }\nint area(int s) { return s * s; }\n"
+        "#define SQUARE(x) ((x) * (x))\n"
+    ),
     "src/Shapes.java": "class Local {}\n\npublic class Shapes {}\n",
 }
 
@@ -368,10 +371,11 @@ async def test_a_folder_outline_shows_public_definitions_first_in_each_file(
         "src/app.ts:3-3 function load  function load()",
         "src/app.ts:2-2 function parse  function parse()",
         "src/app.ts:1-1 constant cache  const cache = new Map();",
-        "src/Shapes.java:3-3 class Shapes  public class Shapes",
-        "src/Shapes.java:1-1 class Local  class Local",
         "src/util.c:2-2 function area  int area(int s)",
         "src/util.c:1-1 function helper  static int helper(int x)",
+        "src/util.c:3-3 macro SQUARE  #define SQUARE(x)",  # a `#define`: with the constants
+        "src/Shapes.java:3-3 class Shapes  public class Shapes",
+        "src/Shapes.java:1-1 class Local  class Local",
     ]
     assert not any("more definition(s)" in line for line in result.content.splitlines())
     # The file itself is outlined as a map of it: in source order, members included.

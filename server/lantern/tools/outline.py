@@ -58,6 +58,8 @@ _CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
 # A folder outline stops once the lines it gathered fill the output, or once it outlined
 SOURCE_BUDGET = 1 << 20  # this many bytes of source,
 BIG_FILE = 256 << 10  # passing over any file larger than this.
+# Kinds grouped as constants: a C function-like macro (`pr_fmt`) is a `#define` as well.
+_CONSTANT_KINDS = frozenset({"constant", "macro"})
 # A folder outline's groups, in the order they are kept and shown within each file.
 _PUBLIC, _PRIVATE, _PUBLIC_CONSTANTS, _PRIVATE_CONSTANTS = range(4)
 DESCRIPTION = (
@@ -139,7 +141,7 @@ class _Folder:
 
 def _group(item: ShownDefinition) -> int:
     d = item.definition
-    constant = d.kind == "constant"
+    constant = d.kind in _CONSTANT_KINDS
     if d.public:
         return _PUBLIC_CONSTANTS if constant else _PUBLIC
     return _PRIVATE_CONSTANTS if constant else _PRIVATE
