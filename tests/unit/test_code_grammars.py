@@ -89,6 +89,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, int, int, int]]] = {
     ],
     ("shapes.c", "c"): [
         ("constant", "MAX_SIZE", 4, 4, 0),
+        ("macro", "SQUARE", 5, 5, 0),
         ("constant", "LIMIT", 7, 7, 0),
         ("struct", "point", 11, 14, 0),
         ("type", "anon_t", 18, 20, 0),
@@ -167,6 +168,7 @@ SIGNATURES = {
     ("shapes.c", "c"): {
         "make": "static int *make(int n)",
         "MAX_SIZE": "#define MAX_SIZE 10",
+        "SQUARE": "#define SQUARE(x)",
         "callback_t": "typedef int (*callback_t)(int);",
     },
     ("shapes.cpp", "cpp"): {

@@ -188,6 +188,21 @@ async def test_a_100000_deep_type_is_searched_to_a_depth_and_says_the_rest(ws: P
     )
 
 
+@pytest.mark.parametrize("deep_too", [False, True])
+def test_a_flat_table_is_not_taken_for_deep_code(deep_too: bool) -> None:
+    """A table of 100,000 numbers has far more nodes than the depth limit but is flat:
+    nothing is unsearched; code nested past the limit after it is still found."""
+    table = b"TABLE = [" + b"1, " * 100_000 + b"]\n"
+    deep = b"x = " + b"[" * (DEEP + 10) + b"]" * (DEEP + 10) + b"\n"
+    source = table + deep if deep_too else table
+    found = scan(source, "python")
+    if deep_too:
+        assert found.deep_from is not None and len(table) < found.deep_from < len(source)
+        assert found.unlisted.deep_line == 2
+    else:
+        assert found.deep_from is None and not found.unlisted
+
+
 def test_a_shallow_file_has_nothing_unsearched() -> None:
     source = (FIXTURES / "shapes.ts").read_bytes()
     assert not scan(source, "typescript").unlisted

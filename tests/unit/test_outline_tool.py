@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from lantern.tools.base import ToolResult
+from lantern.tools.outline import BIG_FILE, SOURCE_BUDGET
 from lantern.tools.registry import run_tool
 from lantern.workspace.text import MAX_OUTPUT_BYTES
 
@@ -259,7 +260,10 @@ async def test_a_folder_outline_ranks_shallow_files_and_busy_files_first(tmp_pat
     assert not any("notes.txt" in line for line in found)
 
 
-async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> None:
+async def test_a_large_folder_outline_is_capped_bounded_and_says_so(tmp_path: Path) -> None:
+    """40 files of 40 public functions: files are outlined in path order until their
+    lines fill the output; all but the last are shown whole, and two notes count what
+    the outline left out and the files it did not outline."""
     for i in range(40):
         body = "".join(f"def function_number_{j}_of_file_{i}(argument): pass\n" for j in range(40))
         (tmp_path / f"m{i:02d}.py").write_text(body, "utf-8")
@@ -267,12 +271,52 @@ async def test_a_large_folder_outline_is_capped_and_says_so(tmp_path: Path) -> N
     assert result.bytes <= MAX_OUTPUT_BYTES + 1024
     shown = rows(result)
     whole_files = len(shown) // 40  # files m00, m01, … are shown whole, then one in part
-    assert result.content.splitlines()[-1] == (
-        f"[{1600 - len(shown):,} more definition(s) in {40 - whole_files} file(s) not shown: "
-        f"{1600 - len(shown):,} public definition(s) (public definitions are kept first, "
+    files = list(dict.fromkeys(line.split(":", 1)[0] for line in shown))
+    assert files == [f"m{i:02d}.py" for i in range(whole_files + 1)]
+    *_, left, bounded = result.content.splitlines()
+    outlined = int(bounded.split(" ")[1])
+    assert outlined == whole_files + 1 < 40
+    assert bounded == (
+        f"[outlined {outlined} of 40 supported file(s), shallowest first, then by path; "
+        "outline a sub-folder or a file to see the rest]"
+    )
+    more = 40 * outlined - len(shown)
+    assert left == (
+        f"[{more:,} more definition(s) in {outlined - whole_files} file(s) not shown: "
+        f"{more:,} public definition(s) (public definitions are kept first, "
         "private helpers and constants last); outline a sub-folder or a file to see them]"
     )
+    assert result.content.splitlines()[0].startswith(
+        f"[untrusted outline of .: top-level definitions of {outlined} file(s),"
+    )
     assert len(result.seen) == len(shown)
+
+
+async def test_a_folder_outline_passes_over_big_files_and_stops_at_its_source_budget(
+    tmp_path: Path,
+) -> None:
+    """Files as large as BIG_FILE: the outline stops once it outlined SOURCE_BUDGET bytes
+    of them; a larger file (a generated table, most often) is passed over and counted."""
+
+    def module(name: str, size: int) -> str:
+        head = f"def {name}():\n    pass\n"
+        return head + "#" * (size - len(head) - 1) + "\n"
+
+    (tmp_path / "a_table.py").write_text(module("table", BIG_FILE + 1), "utf-8")
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(module(f"f{i}", BIG_FILE), "utf-8")
+    result = await outline(tmp_path, ".")
+    budget = SOURCE_BUDGET // BIG_FILE
+    assert [line.split(" ")[2] for line in rows(result)] == [f"f{i}" for i in range(budget)]
+    assert result.content.splitlines()[-1] == (
+        f"[outlined {budget} of 7 supported file(s), shallowest first, then by path; "
+        f"1 file(s) over {BIG_FILE >> 10:,} KiB passed over (often generated); outline a "
+        "sub-folder or a file to see the rest]"
+    )
+    # The table itself is outlined when asked for.
+    assert rows(await outline(tmp_path, "a_table.py")) == [
+        "a_table.py:1-2 function table  def table():"
+    ]
 
 
 # A folder of files in several languages, each with public, private and constant
@@ -289,7 +333,10 @@ MIXED: dict[str, str] = {
     ),
     "src/lib.rs": "const MIN: u32 = 0;\nfn helper() {}\npub fn make() {}\npub const MAX: u32 = 1;",
     "src/app.ts": "const cache = new Map();\nfunction parse() {}\nexport function load() {}\n",
-    "src/util.c": "static int helper(int x) { return x; }\nint area(int s) { return s * s; }",
+    "src/util.c": (
+        "static int helper(int x) { return x; }\nint area(int s) { return s * s; }\n"
+        "#define SQUARE(x) ((x) * (x))\n"
+    ),
     "src/Shapes.java": "class Local {}\n\npublic class Shapes {}\n",
 }
 
@@ -324,10 +371,11 @@ async def test_a_folder_outline_shows_public_definitions_first_in_each_file(
         "src/app.ts:3-3 function load  function load()",
         "src/app.ts:2-2 function parse  function parse()",
         "src/app.ts:1-1 constant cache  const cache = new Map();",
-        "src/Shapes.java:3-3 class Shapes  public class Shapes",
-        "src/Shapes.java:1-1 class Local  class Local",
         "src/util.c:2-2 function area  int area(int s)",
         "src/util.c:1-1 function helper  static int helper(int x)",
+        "src/util.c:3-3 macro SQUARE  #define SQUARE(x)",  # a `#define`: with the constants
+        "src/Shapes.java:3-3 class Shapes  public class Shapes",
+        "src/Shapes.java:1-1 class Local  class Local",
     ]
     assert not any("more definition(s)" in line for line in result.content.splitlines())
     # The file itself is outlined as a map of it: in source order, members included.
@@ -342,12 +390,14 @@ async def test_a_folder_outline_shows_public_definitions_first_in_each_file(
     ]
 
 
-async def test_a_capped_folder_outline_keeps_every_public_definition_and_counts_the_rest(
+async def test_a_capped_folder_outline_keeps_public_definitions_first_and_counts_the_rest(
     tmp_path: Path,
 ) -> None:
     """20 files of 10 public functions, 10 private helpers and 10 constants each, more
-    than the cap: every public function is shown, then as many helpers as fit (whole
-    files first), no constant; the note counts what is left out, by group and files."""
+    than the cap: files are outlined until their lines fill it; of those, every public
+    function is shown, and every helper, before any constant, so the last file's
+    public functions and helpers are kept and earlier files' constants left out (files
+    in order); the notes count what is left out, by group and files."""
     for i in range(20):
         lines = []
         for j in range(10):
@@ -358,29 +408,54 @@ async def test_a_capped_folder_outline_keeps_every_public_definition_and_counts_
     result = await outline(tmp_path, ".")
     shown = rows(result)
     assert len("\n".join(shown).encode()) <= MAX_OUTPUT_BYTES
+    *_, left, bounded = result.content.splitlines()
+    outlined = int(bounded.split(" ")[1])
+    assert 1 < outlined < 20
     listed = [line.split(" ")[2] for line in shown]
-    tail = [f"number_{j:02d}_in_file_{i:02d}" for i in range(20) for j in range(10)]
+    tail = [f"number_{j:02d}_in_file_{i:02d}" for i in range(outlined) for j in range(10)]
     publics = [f"public_function_{name}" for name in tail]
-    helpers = [f"_private_helper_{name}" for name in tail]  # file by file, in source order
-    assert set(publics) <= set(listed)
-    assert not any(name.startswith("PUBLIC_CONSTANT") for name in listed)
-    kept_helpers = [name for name in listed if name.startswith("_private")]
-    assert 0 < len(kept_helpers) < len(helpers)
-    assert set(kept_helpers) == set(helpers[: len(kept_helpers)])  # files in order, none skipped
-    # Shown file by file: each file's public functions, then its helpers that fit.
-    for i in range(20):
-        mine = [name for name in listed if name.endswith(f"_in_file_{i:02d}")]
-        own_helpers = [name for name in kept_helpers if name.endswith(f"_in_file_{i:02d}")]
-        assert mine == publics[i * 10 : i * 10 + 10] + own_helpers
+    helpers = [f"_private_helper_{name}" for name in tail]
+    constants = [f"PUBLIC_CONSTANT_{name.upper()}" for name in tail]  # file by file
+    assert set(publics) | set(helpers) <= set(listed)
+    kept_constants = [name for name in listed if name.startswith("PUBLIC_CONSTANT")]
+    assert 0 < len(kept_constants) < len(constants)
+    assert set(kept_constants) == set(constants[: len(kept_constants)])  # none skipped
+    assert not any(name.endswith(f"_IN_FILE_{outlined - 1:02d}") for name in kept_constants)
+    # Shown file by file: each file's public functions, its helpers, its constants kept.
+    for i in range(outlined):
+        mine = [name for name in listed if name.lower().endswith(f"_in_file_{i:02d}")]
+        own = [name for name in kept_constants if name.endswith(f"_IN_FILE_{i:02d}")]
+        assert mine == publics[i * 10 : i * 10 + 10] + helpers[i * 10 : i * 10 + 10] + own
     files = [line.split(":", 1)[0] for line in shown]
     assert files == sorted(files)
-    left_helpers = len(helpers) - len(kept_helpers)
-    assert result.content.splitlines()[-1] == (
-        f"[{left_helpers + 200:,} more definition(s) in 20 file(s) not shown: "
-        f"{left_helpers} private helper(s), 200 constant(s) (public definitions are kept "
-        "first, private helpers and constants last); outline a sub-folder or a file to see "
-        "them]"
+    left_constants = len(constants) - len(kept_constants)
+    left_files = outlined - len(kept_constants) // 10
+    assert left == (
+        f"[{left_constants} more definition(s) in {left_files} file(s) not shown: "
+        f"{left_constants} constant(s) (public definitions are kept first, private helpers "
+        "and constants last); outline a sub-folder or a file to see them]"
     )
+    assert bounded == (
+        f"[outlined {outlined} of 20 supported file(s), shallowest first, then by path; "
+        "outline a sub-folder or a file to see the rest]"
+    )
+
+
+async def test_a_folder_over_the_walks_cap_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small files, more than the walk takes: the walk's own note, not a second one."""
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "MAX_CANDIDATES", 3)
+    for i in range(5):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}(): pass\n", "utf-8")
+    result = await outline(tmp_path, ".")
+    assert [line.split(" ")[2] for line in rows(result)] == ["f0", "f1", "f2"]
+    assert result.content.splitlines()[-1] == (
+        "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
+    )
+    assert "outlined" not in result.content
 
 
 async def test_an_unsupported_file_names_the_supported_languages(tmp_path: Path) -> None:

@@ -27,15 +27,18 @@ def cursor(query: Query) -> QueryCursor:
 def beyond(node: Node) -> int | None:
     """The first byte of a node more than MAX_DEPTH levels below `node` (which a `cursor`
     run on `node` does not reach), or None. A subtree with too few nodes to reach that
-    deep is never walked (its node count says so), so a shallow tree costs a look at the
-    children of its few largest nodes."""
+    deep is never walked (its node count says so), nor are the children of a node whose
+    largest child cannot have enough (a flat table of 100,000 numbers), so a shallow tree
+    costs a look at the children of its few largest nodes."""
     walk = node.walk()
     depth = 0
     enter = True
     while True:
         here = walk.node
-        # A chain from here to below the limit holds MAX_DEPTH + 2 - depth nodes.
-        big = here is not None and here.descendant_count >= MAX_DEPTH + 2 - depth
+        # A chain from here to below the limit holds MAX_DEPTH + 2 - depth nodes; a child
+        # holds at most the node's count less itself and one for each other child.
+        need = MAX_DEPTH + 2 - depth
+        big = here is not None and here.descendant_count - here.child_count >= need - 1
         if enter and big and walk.goto_first_child():
             depth += 1
             if depth > MAX_DEPTH:

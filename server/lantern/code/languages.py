@@ -2,7 +2,8 @@
 
 Each grammar ships compiled in its wheel. `Language` objects are made on first use and
 shared; a `Parser` is kept per thread (a parser holds state while it parses), so the
-tools may call `parse` from worker threads.
+tools may call `parse` from worker threads. A language's table may hand the parser its
+bytes prepared (`Grammar.prepare`: C's attribute macros blanked), byte for byte in place.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import tree_sitter
+
+from lantern.code.grammars import grammar_for
 
 LANGUAGES: tuple[str, ...] = (
     "python",
@@ -114,4 +117,5 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
     if parser is None:
         parser = tree_sitter.Parser(grammar(language))
         parsers[language] = parser
-    return parser.parse(source)
+    prepare = grammar_for(language).prepare
+    return parser.parse(source if prepare is None else prepare(source))

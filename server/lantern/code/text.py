@@ -14,6 +14,8 @@ from itertools import accumulate, repeat
 
 _SPACE = re.compile(r"\s+")
 SIGNATURE_CHARS = 240
+_HEAD_BYTES = 16 * SIGNATURE_CHARS  # of a long header, looked at first
+_CUT_CHARS = 4  # at the end of a cut start, characters that may differ from the whole's
 
 
 class LineTable:
@@ -45,9 +47,20 @@ class LineTable:
         return offset - self._starts[self.line(offset) - 1]
 
 
+def _collapsed(raw: bytes) -> str:
+    return _SPACE.sub(" ", raw.decode("utf-8", "replace")).strip()
+
+
 def one_line(raw: bytes) -> str:
-    """`raw` decoded, whitespace runs collapsed to one space, cut to 240 characters."""
-    text = _SPACE.sub(" ", raw.decode("utf-8", "replace")).strip()
+    """`raw` decoded, whitespace runs collapsed to one space, cut to 240 characters.
+    Of a long `raw` (a table's whole declaration), a start is enough when it alone makes
+    more than 240 characters: only its last few can differ from the whole's (a
+    character or a whitespace run cut in two), and those are cut off."""
+    if len(raw) > _HEAD_BYTES:
+        head = _collapsed(raw[:_HEAD_BYTES])
+        if len(head) > SIGNATURE_CHARS + _CUT_CHARS:
+            return head[: SIGNATURE_CHARS - 1] + "…"
+    text = _collapsed(raw)
     if len(text) > SIGNATURE_CHARS:
         return text[: SIGNATURE_CHARS - 1] + "…"
     return text

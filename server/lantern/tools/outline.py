@@ -8,15 +8,19 @@ of how many definitions are left, and a note of what nesting left out (`[not lis
 `code/definitions.Unlisted`).
 
 A folder is walked as list_files walks it (`navigation/files.py`) and approved like a
-search of it. Its files are shown most important first: shallower files first, then files
-with more top-level definitions, then by path. Within each file the definitions come in
-groups, each in source order: public classes, functions and types first, then private
-helpers, then public constants, then private ones (public as `code/visibility.py` tells
-it: exported, `pub`, `public`, not `static`, no leading underscore…). When the lines pass
-`MAX_OUTPUT_BYTES`, what is kept is decided group by group across all files: every
-file's public definitions before any private helper, and every helper before any
-constant (within a group, files in the order above). The note then says how many
-definitions of which groups, in how many files, were left out.
+search of it. Its outline is bounded: files are outlined in the walk's order (shallowest
+first, then by path) until their lines fill the output or `SOURCE_BUDGET` bytes of
+source have been outlined; a file over `BIG_FILE` (most often a generated table) is
+passed over. A note says how many files were outlined of how many, and how to see the
+rest. The files outlined are shown most important first: shallower files first, then
+files with more top-level definitions, then by path. Within each file the definitions
+come in groups, each in source order: public classes, functions and types first, then
+private helpers, then public constants, then private ones (public as
+`code/visibility.py` tells it: exported, `pub`, `public`, not `static`, no leading
+underscore…). When the lines pass `MAX_OUTPUT_BYTES`, what is kept is decided group by
+group across all files: every file's public definitions before any private helper, and
+every helper before any constant (within a group, files in the order above). The note
+then says how many definitions of which groups, in how many files, were left out.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from lantern.tools.base import SeenSpan, Tool, ToolContext, ToolResult, approve
 from lantern.tools.navigation.caches import cache_for
 from lantern.tools.navigation.files import (
     Loaded,
+    Walked,
     file_language,
     visit_file,
     walk_all,
@@ -50,6 +55,11 @@ from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_OUTPUT_BYTES
 
 _CHUNK = 400  # definitions of one file shown (redacted, rendered) at a time
+# A folder outline stops once the lines it gathered fill the output, or once it outlined
+SOURCE_BUDGET = 1 << 20  # this many bytes of source,
+BIG_FILE = 256 << 10  # passing over any file larger than this.
+# Kinds grouped as constants: a C function-like macro (`pr_fmt`) is a `#define` as well.
+_CONSTANT_KINDS = frozenset({"constant", "macro"})
 # A folder outline's groups, in the order they are kept and shown within each file.
 _PUBLIC, _PRIVATE, _PUBLIC_CONSTANTS, _PRIVATE_CONSTANTS = range(4)
 DESCRIPTION = (
@@ -78,14 +88,26 @@ class _FileOutline:
 
 
 class _Folder:
-    """Top-level definitions of each file a folder walk hands over."""
+    """Top-level definitions of each file a folder walk hands over, until it has enough."""
 
     def __init__(self, cache: ParseCache) -> None:
         self.cache = cache
         self.files: list[_FileOutline] = []
         self.unsearched: list[tuple[str, str]] = []  # (path, what): code too deep to query
+        self.outlined = 0  # files outlined
+        self.big = 0  # files passed over, larger than BIG_FILE
+        self.source = 0  # bytes of source outlined
+        self.shown = 0  # bytes of the lines gathered
 
-    def visit(self, file: Loaded) -> None:
+    def visit(self, file: Loaded) -> bool:
+        """Outline one file; True once the outline has enough (the walk then ends)."""
+        if self.enough():
+            return True
+        if file.key[2] > BIG_FILE:
+            self.big += 1
+            return False
+        self.outlined += 1
+        self.source += file.key[2]
         found, unlisted = self.cache.listing(file.key, file.data, file.language)
         if unlisted.deep_line:
             self.unsearched.append((file.path, deep_words(unlisted.deep_line)))
@@ -94,11 +116,32 @@ class _Folder:
             lines = show_definitions(file.path, file.data(), top)
             if lines:
                 self.files.append(_FileOutline(file.path, file.depth, lines))
+                self.shown += _shown_bytes(lines)
+        return self.enough()
+
+    def enough(self) -> bool:
+        return self.shown > MAX_OUTPUT_BYTES or self.source >= SOURCE_BUDGET
+
+    def note(self, walked: Walked) -> list[str]:
+        """How many files were outlined of how many, when the outline had enough or passed
+        files over (the walk's own cap has its note, `walk_notes`)."""
+        total = walked.files + walked.left
+        if not (walked.ended or self.big) or self.outlined == total:
+            return []
+        big = (
+            f"; {self.big:,} file(s) over {BIG_FILE >> 10:,} KiB passed over (often generated)"
+            if self.big
+            else ""
+        )
+        return [
+            f"[outlined {self.outlined:,} of {total:,} supported file(s), shallowest first, "
+            f"then by path{big}; outline a sub-folder or a file to see the rest]"
+        ]
 
 
 def _group(item: ShownDefinition) -> int:
     d = item.definition
-    constant = d.kind == "constant"
+    constant = d.kind in _CONSTANT_KINDS
     if d.public:
         return _PUBLIC_CONSTANTS if constant else _PUBLIC
     return _PRIVATE_CONSTANTS if constant else _PRIVATE
@@ -223,7 +266,7 @@ async def outline(args: OutlineArgs, ctx: ToolContext) -> ToolResult:
     finally:
         for handle in opened:
             handle.close()
-    extra = [*not_searched(folder.unsearched), *walk_notes(walked), *notes]
+    extra = [*folder.note(walked), *not_searched(folder.unsearched), *walk_notes(walked), *notes]
     if not folder.files:
         head = f"[no definitions found in the supported files under {display(where)}]"
         return ToolResult("\n".join([head, *extra]), path=where, decision=decision)

@@ -1,8 +1,19 @@
 """C (and what C++ shares with it): function definitions, structs and unions and enums
-that have a body, `typedef`s, object-like `#define` macros, and top-level `const`
-variables. Declarations without a body (prototypes, `struct x;`) are not listed."""
+that have a body, `typedef`s, object-like `#define` macros (as constants), function-like
+ones at file level (as macros), and top-level `const` variables. Declarations without a
+body (prototypes, `struct x;`) are not listed.
+
+An attribute macro called with literal arguments before a declaration's name
+(`static __always_inline __alloc_size(1) void *f(…)`, `__printf(1, 2)` on the line
+before, `SEC("xdp")`) is not C the grammar can read: it takes the call for the
+declarator, names the function after the macro and loses the definitions after it. The
+parser is given such calls blanked (`blank_attribute_macros`); what is shown, the
+signature included, is still the file's own text.
+"""
 
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
@@ -31,6 +42,46 @@ NAMES = frozenset(
     }
 )
 _DEPTH = 64  # declarators nest a few levels: `int (*f(void))(int)`
+
+_LITERAL = rb"(?:\d[\w.']*|\"(?:[^\"\\\n]|\\.)*\")"  # `1`, `0x1fUL`, `"xdp"`
+_OPENS = re.compile(rb'\([ \t]*[\d"]')  # where such a call may be: `(` and a literal
+# From a line's start: only words (`static __always_inline`), then NAME(LITERALS), then a
+# name or `*` (on the same line or the next): where no call can stand in C.
+_ATTRIBUTE = re.compile(
+    rb"[ \t]*(?:[A-Za-z_]\w*[ \t]+)*?"
+    rb"(?P<call>(?P<name>[A-Za-z_]\w*)[ \t]*\([ \t]*"
+    + _LITERAL
+    + rb"(?:[ \t]*,[ \t]*"
+    + _LITERAL
+    + rb")*[ \t]*\))(?=[ \t]*\n?[ \t]*[A-Za-z_*])"
+)
+# Words that take parentheses and may be followed by a name (`if (1) x = 2;`).
+_KEYWORDS = frozenset(
+    b"if while for switch return sizeof alignof _Alignof alignas _Alignas typeof "
+    b"__typeof__ __typeof decltype _Generic static_assert _Static_assert case do else "
+    b"goto defined noexcept throw new delete operator requires explicit co_return "
+    b"co_yield co_await asm __asm__ __asm".split()
+)
+
+
+def blank_attribute_macros(source: bytes) -> bytes:
+    """`source` with each attribute macro call (see the module's note) turned into
+    spaces, every other byte kept in its place."""
+    out: bytearray | None = None
+    done = -1  # the start of the last line looked at
+    for opening in _OPENS.finditer(source):
+        line = source.rfind(b"\n", 0, opening.start()) + 1
+        if line == done:
+            continue
+        done = line
+        while (found := _ATTRIBUTE.match(source if out is None else out, line)) is not None:
+            if found["name"] in _KEYWORDS:
+                break
+            if out is None:
+                out = bytearray(source)
+            start, end = found.span("call")
+            out[start:end] = b" " * (end - start)
+    return source if out is None else bytes(out)
 
 
 def declared(declarator: Node | None) -> Node | None:
@@ -88,6 +139,16 @@ def constant(captures: Captures, source: bytes) -> list[Found]:
 
 _FILE_LEVEL = ("translation_unit", "preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif")
 
+
+def macro(captures: Captures, source: bytes) -> list[Found]:
+    """A function-like macro: its signature is its name and parameters (not the
+    expansion, nor a `\\` that continues it on the next line)."""
+    node = captures["d"]
+    parameters = field(node, "parameters")
+    end = None if parameters is None else parameters.end_byte
+    return named(node, field(node, "name"), "macro", source, end)
+
+
 SHARED_RULES = (
     Rule("(function_definition) @d", function),
     with_body("struct"),
@@ -95,6 +156,9 @@ SHARED_RULES = (
     with_body("enum"),
     Rule("(type_definition) @d", typedef),
     Rule("(preproc_def) @d", simple("constant", WHOLE)),
+    # A function-like macro at file level, also inside `#if…` blocks (one defined in a
+    # function's body is left out, as a constant there is).
+    *(Rule(f"({scope} (preproc_function_def) @d)", macro) for scope in _FILE_LEVEL),
     # A constant at file level, also inside `#if…` blocks and `extern "C" {…}` (one in
     # a function body is dropped: constants are never listed inside a function).
     *(Rule(f"({scope} (declaration) @d)", constant) for scope in _FILE_LEVEL),
@@ -104,4 +168,5 @@ SHARED_RULES = (
 GRAMMAR = Grammar(
     rules=SHARED_RULES,
     identifiers=frozenset({"identifier", "field_identifier", "type_identifier"}),
+    prepare=blank_attribute_macros,
 )

@@ -65,10 +65,13 @@ class Rule:
 @dataclass(frozen=True)
 class Grammar:
     """A language's rules, and which node types are identifier tokens (for `uses`; a
-    type the grammar does not have is left out)."""
+    type the grammar does not have is left out). `prepare`: what the parser is given
+    instead of a file's bytes, the same length, every byte at its place (None: the
+    bytes themselves); every text shown is still taken from the file's own bytes."""
 
     rules: tuple[Rule, ...]
     identifiers: frozenset[str]
+    prepare: Callable[[bytes], bytes] | None = None
 
 
 def text(node: Node | None, source: bytes) -> str:

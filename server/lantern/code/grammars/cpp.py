@@ -2,13 +2,21 @@
 templates (a template's range starts at `template <…>`), methods declared in a class
 without a body, and out-of-class definitions `A::f` named `A.f` (kind `method`); also
 when an export macro stands before the return type or an annotation macro after the
-parameters, which the grammar reads as code."""
+parameters, which the grammar reads as code; attribute macros with literal arguments
+are blanked before parsing, as in C."""
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from lantern.code.grammars.c import NAMES, SHARED_RULES, constant, declared, with_body
+from lantern.code.grammars.c import (
+    NAMES,
+    SHARED_RULES,
+    blank_attribute_macros,
+    constant,
+    declared,
+    with_body,
+)
 from lantern.code.grammars.common import (
     Captures,
     Found,
@@ -171,4 +179,5 @@ GRAMMAR = Grammar(
     identifiers=frozenset(
         {"identifier", "field_identifier", "type_identifier", "namespace_identifier"}
     ),
+    prepare=blank_attribute_macros,
 )

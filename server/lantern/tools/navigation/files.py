@@ -11,7 +11,8 @@ file with several links is dropped), exactly as search's hits are, and read with
 size cap of read_file. Files in a language the engine does not know are skipped.
 
 Candidates are taken shallowest first (then by name), at most `MAX_CANDIDATES` per
-call; the rest is reported as not looked at.
+call; the rest is reported as not looked at. A visitor may end the walk early (it has
+enough: a folder `outline` whose output is full); what it did not get is counted too.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class Loaded:
         return self._data
 
 
-Visit = Callable[[Loaded], None]
+Visit = Callable[[Loaded], bool | None]  # True: the visitor has enough, the walk ends
 
 
 @dataclass
@@ -69,6 +70,7 @@ class Walked:
     files: int = 0  # files opened and handed to the tool
     left: int = 0  # candidates in a known language not looked at (over MAX_CANDIDATES)
     late: bool = False  # ripgrep ran out of time: the list is incomplete
+    ended: bool = False  # the visitor had enough: `left` counts what it did not get
 
 
 def unsupported(rel: str) -> ToolError:
@@ -125,9 +127,13 @@ def _visit_names(
                 continue
             path = ctx.workspace.relative(handle.target.root, (*handle.target.parts, *rel))
             walked.files += 1
-            visit(Loaded(path, language, fd, st))
+            enough = visit(Loaded(path, language, fd, st))
         finally:
             os.close(fd)
+        if enough:
+            walked.left = sum(1 for rest in rels[i + 1 :] if language_for(rest[-1]) is not None)
+            walked.ended = True
+            break
     return walked
 
 
@@ -195,13 +201,14 @@ async def walk_all(
         walked.files += part.files
         walked.left += part.left
         walked.late = walked.late or part.late
+        walked.ended = walked.ended or part.ended
     return walked
 
 
 def walk_notes(walked: Walked) -> list[str]:
     """What the model is told about files a walk did not look at."""
     notes = []
-    if walked.left:
+    if walked.left and not walked.ended:
         notes.append(
             f"[{walked.left:,} more candidate file(s) not looked at (over {MAX_CANDIDATES:,}); "
             "narrow with path=]"

@@ -11,8 +11,8 @@ part (a name inside a key block, or a token that reads as an identifier), is not
 at all: nothing about it may leak.
 
 A few lines are redacted with their context (`workspace/text.hit_texts`); when many are
-wanted (an outline), the text up to one line past the last of them is redacted at once
-(`workspace/text.whole_lines`).
+wanted (an outline) and they are a good part of the text before them, the text up to one
+line past the last of them is redacted at once (`workspace/text.whole_lines`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ from lantern.workspace.text import escape_content, hit_texts, whole_lines
 MAX_SIGNATURE_CHARS = 300
 MAX_NAME_CHARS = 200  # a qualified name (minified code has very long ones)
 MAX_USE_CHARS = 300  # as search's MAX_MATCH_CHARS
-WHOLE_FILE_AT = 200  # from this many wanted lines on, the whole text is redacted once
+# From this many wanted lines on, and one in WHOLE_SHARE of the lines up to the last of
+# them, the whole text is redacted once (cheaper than each line with its context then).
+WHOLE_FILE_AT = 200
+WHOLE_SHARE = 4
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class _Lines:
     def __init__(self, data: bytes, numbers: set[int]) -> None:
         self._pairs: dict[int, tuple[str, str]] = {}
         try:
-            if len(numbers) >= WHOLE_FILE_AT:
+            if len(numbers) >= WHOLE_FILE_AT and len(numbers) * WHOLE_SHARE >= max(numbers):
                 # Up to one line past the last one wanted (the context hit_texts keeps too).
                 end = line_start(data, max(numbers) + 2)
                 originals, redacted = whole_lines(data if end is None else data[:end])
