@@ -1,7 +1,7 @@
-// Helpers shared by the Lantern end-to-end tests in code-server (e2e.mjs,
-// e2e_first_hour.mjs): the test workspace, building the .vsix, the scripted
-// fake model, an environment with no Lantern but the .vsix's, and ways to
-// read and wait on the Lantern view (a webview inside two iframes).
+// Helpers shared by the Lantern end-to-end tests in code-server (e2e*.mjs): the
+// test workspace, building the .vsix, the scripted fake model, an environment
+// with no Lantern but the .vsix's, ways to read and wait on the Lantern view (a
+// webview inside two iframes), and the hooks their scenarios run with.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
