@@ -101,7 +101,8 @@ if [ "${LANTERN_SKIP_E2E:-0}" = "1" ]; then
     exit 0
 fi
 # The whole product as a user meets it: the built .vsix in a real VS Code (code-server),
-# driven by Playwright, with the real server behind it.
+# driven by Playwright, with the real server behind it. e2e_a11y.mjs runs axe-core, which the
+# extension's `npm ci` above installed (a pinned devDependency), inside the view.
 echo "== end-to-end in a real VS Code"
 bash tests/vscode/setup.sh
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e.mjs
@@ -110,3 +111,4 @@ LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_context.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_navigation.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_mentions.mjs
 LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_keyboard.mjs
+LANTERN_E2E_SKIP_BUILD=1 node tests/vscode/e2e_a11y.mjs

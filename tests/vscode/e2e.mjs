@@ -13,24 +13,25 @@
 // Scenarios (run in this order; 4 must be the last in the first window, its grant persists;
 // between two scenarios every editor is closed, so a question carries no editor context
 // unless its scenario opens one):
-//   1. Ask → approval notification (each button's title shown in full) → Allow
-//      → tool activity + answer with a reference in the side bar view → click
+//   1. Ask → the approval in the view, no notification over it → the side bar closed,
+//      it comes as a notification (each button's title shown in full) → Allow there
+//      → the side bar again: tool activity + answer with a reference in the view → click
 //      it → app.py opens with lines 10–12 selected, the view stays open.
-//   2. Ask → Deny → the read shows "denied by you", the answer says so, and
+//   2. Ask → Deny in the view → the read shows "denied by you", the answer says so, and
 //      the model never got the file.
-//   3. Ask with a slow, streaming reply → Cancel on the progress notification
-//      → "Stopped." → the next question is answered → another slow one is
-//      cancelled with `Lantern: Stop Answering`.
+//   3. Ask with a slow, streaming reply: no progress notification while the view shows it
+//      → Stop in the view → "Stopped." → the next question is answered → another slow one
+//      is cancelled with `Lantern: Stop Answering`.
 //   6. Editor context: select lines 10–12 of app.py → the view's chip says
 //      "app.py:10-12" → ask in the view → Lantern's own read of those lines is
-//      approved (Allow) → the model's request has the metadata and the lines; the
+//      approved (Allow, in the view) → the model's request has the metadata and the lines; the
 //      chip's × leaves them out of the next question.
 //   7. Code navigation with the project's instructions: the workspace gains an AGENTS.md
 //      and a `route` in seven more languages → ask in the view → the AGENTS.md prompt
 //      (Allow) → find_symbol "route" (Allow) → outline of src/app.py (Allow) → the
 //      model got the instructions marked untrusted, a definition of `route` in each of
 //      the eight languages and app.py's outline; the answer's reference is a link.
-//   4. Ask → "Always Allow" → in a new conversation a follow-up from the view
+//   4. Ask → "Always Allow" in the view → in a new conversation a follow-up from the view
 //      reads without any prompt.
 //   5. A second window on a hostile workspace whose .vscode/settings.json sets
 //      lantern.server.command (a script that writes a marker), lantern.baseUrl
@@ -99,7 +100,7 @@ import {
   isolatedEnv,
   prepareProfile,
 } from './helpers.mjs';
-import { openLanternView } from './view.mjs';
+import { answerApprovalInView, openLanternView, waitPendingApproval } from './view.mjs';
 
 const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
 const VIEWPORT = { width: 1024, height: 768 };
@@ -142,7 +143,11 @@ const SCENARIOS = [
       );
       timings.firstStart = (Date.now() - asked) / 1000;
       log(`first start (question entered → bundled server prepared and running): ${timings.firstStart.toFixed(1)} s`);
-      const toast = await step('approval notification names src/app.py', () => waitForNotification(page, APPROVAL, { timeoutMs: 60_000 }));
+      await step('the view shows the approval', () => waitPendingApproval(page, { timeoutMs: 60_000 }));
+      await step('panel shows the read awaiting approval', () => waitToolStatus(page, 'read_file', 'awaiting approval'));
+      await step('no approval notification while the view shows it', () => never('an approval notification', () => approvalToastCount(page), { forMs: 1500 }));
+      await step('close the side bar', () => runCommand(page, 'View: Close Primary Side Bar'));
+      const toast = await step('the approval comes as a notification naming src/app.py', () => waitForNotification(page, APPROVAL, { timeoutMs: 30_000 }));
       log(`approval: ${await textOf(toast)}`);
       await step('the message names the file and the lines', async () => {
         const text = await textOf(toast);
@@ -156,9 +161,9 @@ const SCENARIOS = [
         const cut = buttons.filter((b) => b.cut);
         if (cut.length) throw new Error(`elided: ${JSON.stringify(cut)}`);
       });
-      await step('panel shows the read awaiting approval', () => waitToolStatus(page, 'read_file', 'awaiting approval'));
       await shot('approval');
       await step('click Allow', () => clickNotificationButton(page, 'Allow', { message: APPROVAL }));
+      await step('open the side bar again', () => openLanternView(page));
       await step('panel shows read_file done', () => waitToolStatus(page, 'read_file', 'done'));
       const answer = await step('panel shows the answer', () => waitAnswer(page, /The request handler is handle_request, at src\/app\.py:10-12\./));
       log(`answer: ${answer}`);
@@ -231,9 +236,9 @@ const SCENARIOS = [
     turns: [readApp('c1'), { content: 'I could not read src/app.py because access was denied.' }],
     async run({ page, fake, step, shot }) {
       await step('ask from the palette', () => askFromPalette(page, 'What does src/app.py do?'));
-      await step('approval notification names src/app.py', () => waitForNotification(page, APPROVAL, { timeoutMs: 30_000 }));
+      await step('the view shows the approval', () => waitPendingApproval(page, { timeoutMs: 30_000 }));
       await shot('approval');
-      await step('click Deny', () => clickNotificationButton(page, 'Deny', { message: APPROVAL }));
+      await step('Deny in the view', () => answerApprovalInView(page, 'Deny'));
       await step('panel shows the read denied by you', () => waitToolStatus(page, 'read_file', 'denied by you'));
       await step('panel shows the answer', () => waitAnswer(page, /could not read src\/app\.py because access was denied/));
       await step('the model did not get the file', async () => {
@@ -263,9 +268,11 @@ const SCENARIOS = [
       const question = 'Explain the router slowly, please.';
       await step('ask from the palette', () => askFromPalette(page, question));
       await step('the answer starts streaming', () => waitAnswer(page, /Let me walk through/, { timeoutMs: 60_000 }));
-      await step('progress notification with Cancel', () => waitForNotification(page, question));
+      await step('no progress notification while the view shows the answer', () =>
+        never('a progress notification', () => page.locator('.notification-toast').filter({ hasText: question }).count(), { forMs: 1500 }),
+      );
       await shot('streaming');
-      await step('click Cancel on the progress notification', () => clickNotificationButton(page, 'Cancel', { message: question }));
+      await step('click Stop in the view', () => panel(page).locator('#stop').click());
       const stop = await step('panel shows "Stopped."', () =>
         until('p.stop', async () => {
           const t = await textOf(lastTurn(page).locator('p.stop'));
@@ -273,9 +280,6 @@ const SCENARIOS = [
         }, { timeoutMs: 15_000 }),
       );
       log(`stop: ${stop}`);
-      await step('the progress notification closes', () =>
-        page.locator('.notification-toast').filter({ hasText: question }).waitFor({ state: 'detached', timeout: 15_000 }),
-      );
       const partial = await textOf(lastTurn(page).locator('div.answer')).catch(() => '');
       if (partial.length >= 400) throw new Error(`the whole reply arrived (${partial.length} chars); cancel came too late`);
       await shot('cancelled');
@@ -335,10 +339,9 @@ const SCENARIOS = [
         await input.fill('What do these lines do?');
         await input.press('Enter');
       });
-      const toast = await step('approval for the selected lines', () => waitForNotification(page, APPROVAL, { timeoutMs: 60_000 }));
-      const prompt = await textOf(toast);
+      const { message: prompt } = await step('approval for the selected lines, in the view', () => waitPendingApproval(page, { timeoutMs: 60_000 }));
       if (!/src\/app\.py \(lines 10–12/.test(prompt)) throw new Error(`approval message: ${JSON.stringify(prompt)}`);
-      await step('click Allow', () => clickNotificationButton(page, 'Allow', { message: APPROVAL }));
+      await step('Allow in the view', () => answerApprovalInView(page, 'Allow'));
       await step('panel shows the answer', () => waitAnswer(page, /Lines src\/app\.py:10-12 dispatch the request\./));
       await step('the turn shows what was attached', async () => {
         const t = await textOf(lastTurn(page).locator('.turn-head .chip.attachment'));
@@ -399,9 +402,11 @@ const SCENARIOS = [
           [/Lantern wants to outline src\/app\.py/, 'the outline'],
         ];
         for (const [re, what] of prompts) {
-          await step(`approval for ${what}`, () => waitForNotification(page, re, { timeoutMs: 60_000 }));
+          await step(`approval for ${what}, in the view`, () =>
+            until(`the approval for ${what}`, async () => re.test(await textOf(lastTurn(page).locator('.approval:has(button.approval-action) .approval-message').last()).catch(() => '')), { timeoutMs: 60_000 }),
+          );
           if (what === 'find_symbol') await shot('lookup-approval');
-          await step(`click Allow for ${what}`, () => clickNotificationButton(page, 'Allow', { message: re }));
+          await step(`Allow ${what} in the view`, () => answerApprovalInView(page, 'Allow'));
         }
         await step('panel shows find_symbol done', () => waitToolStatus(page, 'find_symbol', 'done'));
         await step('panel shows outline done', () => waitToolStatus(page, 'outline', 'done'));
@@ -452,9 +457,9 @@ const SCENARIOS = [
     ],
     async run({ page, fake, step, shot, dataHome, workspace }) {
       await step('ask from the palette', () => askFromPalette(page, 'Where is ROUTES defined?'));
-      await step('approval notification names src/app.py', () => waitForNotification(page, APPROVAL, { timeoutMs: 30_000 }));
+      await step('the view shows the approval', () => waitPendingApproval(page, { timeoutMs: 30_000 }));
       await shot('approval');
-      await step('click Always Allow', () => clickNotificationButton(page, 'Always Allow', { message: APPROVAL }));
+      await step('Always Allow in the view', () => answerApprovalInView(page, 'Always Allow'));
       await step('panel shows read_file done', () => waitToolStatus(page, 'read_file', 'done'));
       await step('panel shows the answer', () => waitAnswer(page, /ROUTES is defined at src\/app\.py:5\./));
       await step('the grant is stored', async () => {
@@ -471,12 +476,13 @@ const SCENARIOS = [
         await input.fill('Where do unknown paths go?');
         await input.press('Enter');
       });
-      // Watch for an approval toast the whole time the second question runs.
+      // Watch for an approval, in the view or as a notification, the whole time the second question runs.
       let sawPrompt = false;
       let watching = true;
       const watch = (async () => {
         while (watching) {
           if ((await approvalToastCount(page).catch(() => 0)) > 0) sawPrompt = true;
+          if ((await panel(page).locator('.approval button.approval-action').count().catch(() => 0)) > 0) sawPrompt = true;
           await sleep(100);
         }
       })();
@@ -489,7 +495,7 @@ const SCENARIOS = [
         watching = false;
         await watch;
       }
-      if (sawPrompt) throw new Error('an approval notification appeared for the second read');
+      if (sawPrompt) throw new Error('an approval appeared for the second read');
       await step('the model got the file the second time', async () => {
         const fourth = fake.chatRequests()[3];
         const toolMsg = fourth?.messages?.find((m) => m.role === 'tool');
@@ -515,9 +521,9 @@ const SCENARIOS = [
       );
       timings.laterStart = (Date.now() - asked) / 1000;
       log(`later start (question entered → server running; new window, environment already prepared): ${timings.laterStart.toFixed(1)} s`);
-      await step('the read is still asked about', () => waitForNotification(page, APPROVAL, { timeoutMs: 60_000 }));
+      await step('the read is still asked about', () => waitPendingApproval(page, { timeoutMs: 60_000 }));
       await shot('approval');
-      await step('click Allow', () => clickNotificationButton(page, 'Allow', { message: APPROVAL }));
+      await step('Allow in the view', () => answerApprovalInView(page, 'Allow'));
       await step('panel shows the answer', () => waitAnswer(page, /Asked first: the handler is at src\/app\.py:10-12\./));
       // The warning may have left the screen by now (VS Code hides toasts after a
       // while): look for it in the notification center.

@@ -13,9 +13,9 @@
 // Flows, in this order, in one window; 1–7 in one conversation, each building on the last:
 //   1. first run: the Lantern view shows the "connect a model" card → Connect a Model…
 //      lists Ollama at the fake's address → its two models → pick one → lantern.model and
-//      lantern.baseUrl are in the user settings → ask in the view → the approval
-//      notification is closed with × and stays pending in the view → Allow there → the
-//      answer and its references, fully visible above the question box.
+//      lantern.baseUrl are in the user settings → ask in the view → the approval waits in
+//      the view, with no notification over it → Allow there → the answer and its
+//      references, fully visible above the question box.
 //   2. Developer: Reload Window → the conversation is restored → a follow-up → the model
 //      gets the earlier question and answer (a new server, seeded by the extension).
 //   3. Lantern: Restart Server → a follow-up → the model gets the history again (and a
@@ -54,11 +54,10 @@ import {
   launchBrowser,
   log,
   openWorkbench,
-  report,
+  runScenarios,
   runSuite,
   screenshot,
   startCodeServer,
-  tearDown,
   timed,
   waitForNotification,
 } from './harness.mjs';
@@ -68,13 +67,11 @@ import {
   clearNotifications,
   groupPids,
   isolatedEnv,
-  lanternOutput,
+  lanternHooks,
   lastTurn,
   panel,
   readApp,
   sleep,
-  startFake,
-  tail,
   textOf,
   until,
   waitToolStatus,
@@ -86,7 +83,6 @@ import {
   answerOf,
   askInView,
   checkHistory,
-  closeToast,
   command,
   messagesOf,
   newConversation,
@@ -99,7 +95,6 @@ import {
   turnsOf,
   userSettings,
   viewTurns,
-  waitApprovalToast,
   waitIdle,
   waitLastAnswer,
   waitNewTurn,
@@ -186,14 +181,13 @@ const FLOWS = [
         await until('the model chip', async () => (await textOf(panel(page).locator('#model-chip'))).includes(MODELS[1]));
       });
       await step('ask in the view: the question shows at once', () => askInView(page, Q1));
-      const toast = await step('the approval notification names src/app.py', () => waitApprovalToast(page, { timeoutMs: SERVER_START_MS }));
-      await step('the view shows the same approval with its four actions', () => waitPendingApproval(page));
-      await step('close the notification with its ×', () => closeToast(page, toast));
-      await step('the approval stays pending in the view', async () => {
+      await step('the view shows the approval with its four actions', () => waitPendingApproval(page, { timeoutMs: SERVER_START_MS }));
+      await step('the approval waits in the view, with no notification over it', async () => {
+        await sleep(1500); // a notification would have slid in by now
         const a = await waitPendingApproval(page, { timeoutMs: 5000 });
         const status = await toolStatus(page, 'read_file');
         if (!/awaiting approval/i.test(status)) throw new Error(`read_file shows ${JSON.stringify(status)} after the notification closed`);
-        if ((await page.locator('.notification-toast').filter({ hasText: APPROVAL }).count()) !== 0) throw new Error('the approval notification is still shown');
+        if ((await page.locator('.notification-toast').filter({ hasText: APPROVAL }).count()) !== 0) throw new Error('the approval is also a notification');
         log(`approval in the view: ${a.message} [${a.buttons.join(' | ')}]`);
         if (fake.chatRequests().length !== 1) throw new Error(`the model was asked again before the approval: ${fake.chatRequests().length} requests`);
       });
@@ -542,110 +536,74 @@ const FLOWS = [
 
 // ------------------------------------------------------------------ main
 
+/** Before each flow but the first: no notifications, and a model configured (as flow 1 leaves it). */
+async function resetFlow({ page, userDataDir, fakePort }, step, flow) {
+  if (flow.n === 1) return;
+  await step('reset: clear notifications, model configured', async () => {
+    await clearNotifications(page);
+    const s = await userSettings(userDataDir).catch(() => ({}));
+    if (!s['lantern.model']) {
+      // Flow 1 did not connect a model: set one as it would have, so the rest can run.
+      log('no lantern.model in the user settings: writing it (flow 1 did not connect one)');
+      await fsp.writeFile(
+        path.join(userDataDir, 'User', 'settings.json'),
+        JSON.stringify({ ...s, 'lantern.model': MODELS[1], 'lantern.baseUrl': `http://127.0.0.1:${fakePort}/v1` }, null, 2),
+      );
+      await openLanternView(page);
+      await until('the view to know the model', async () => (await textOf(panel(page).locator('#model-chip'))).includes(MODELS[1]), { timeoutMs: 30_000 }).catch(() => {});
+    }
+    await openLanternView(page);
+  });
+}
+
 async function main() {
-  const t0 = Date.now();
-  const only = process.env.LANTERN_E2E_ONLY ? new Set(process.env.LANTERN_E2E_ONLY.split(',').map(Number)) : null;
-  const flows = FLOWS.filter((f) => !only || only.has(f.n));
-  const results = [];
-
-  let root;
-  let server;
-  let browser;
-  let page;
-  let fake;
-  try {
-    const dirs = await prepareProfile('lantern-e2e-first-hour-');
-    root = dirs.root;
-    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
-
-    const fakePort = await getFreePort();
-    // No model anywhere: the fake plays a local Ollama (OLLAMA_HOST), nothing else is set.
-    const { env } = await isolatedEnv(path.join(root, 'home'), { OLLAMA_HOST: `127.0.0.1:${fakePort}` });
-    for (const name of ['LANTERN_MODEL', 'LANTERN_BASE_URL']) if (process.env[name] !== undefined) env[name] = '';
-    log('checked: no lantern on PATH and none importable by python3 for code-server; no model configured');
-    server = await timed('start code-server', () =>
-      startCodeServer({
-        workspace,
-        userDataDir,
-        extensionsDir,
-        env,
-        userSettings: {
-          'workbench.tips.enabled': false,
-          'extensions.ignoreRecommendations': true,
-          'telemetry.telemetryLevel': 'off',
-        },
-      }),
-    );
-    browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await timed('open the workbench', () => openWorkbench(page, server.port, workspace));
-    const timings = {};
-    const convo = []; // the exchanges so far in the conversation, for the history checks
-
-    for (const flow of flows) {
-      const label = `flow ${flow.n} (${flow.name})`;
-      let current = 'start';
-      const st = Date.now();
-      const step = async (name, fn) => {
-        current = name;
-        log(`  ${flow.n}: ${name}`);
-        return fn();
-      };
-      const shot = async (what, { name } = {}) => {
+  return runScenarios({
+    prefix: 'e2e-first-hour',
+    noun: 'flow',
+    scenarios: FLOWS,
+    shotOnPass: false,
+    ...lanternHooks({ tag: 'f', reset: resetFlow }),
+    extra: (flow, { page }) => ({
+      async shot(what, { name } = {}) {
         await page.mouse.move(660, 300).catch(() => {}); // no hover tooltip over the view (the editor area is empty)
         await sleep(600); // let notification toasts finish sliding in, and a tooltip go
         return screenshot(page, name ?? `e2e-first-hour-${flow.n}-${what}`);
-      };
-      try {
-        if (fake) await fake.stop();
-        fake = undefined;
-        fake = await step('start the fake model', () => startFake({ turns: flow.turns, models: MODELS, port: fakePort, dir: fakeDir, name: `f${flow.n}` }));
-        if (flow.n !== 1) {
-          await step('reset: clear notifications, model configured', async () => {
-            await clearNotifications(page);
-            const s = await userSettings(userDataDir).catch(() => ({}));
-            if (!s['lantern.model']) {
-              // Flow 1 did not connect a model: set one as it would have, so the rest can run.
-              log('no lantern.model in the user settings: writing it (flow 1 did not connect one)');
-              await fsp.writeFile(
-                path.join(userDataDir, 'User', 'settings.json'),
-                JSON.stringify({ ...s, 'lantern.model': MODELS[1], 'lantern.baseUrl': `http://127.0.0.1:${fakePort}/v1` }, null, 2),
-              );
-              await openLanternView(page);
-              await until('the view to know the model', async () => (await textOf(panel(page).locator('#model-chip'))).includes(MODELS[1]), { timeoutMs: 30_000 }).catch(() => {});
-            }
-            await openLanternView(page);
-          });
-        }
-        await flow.run({ page, fake, step, shot, server, workspace, userDataDir, fakePort, convo, timings });
-        await step('the workspace .env never reached the model', async () => {
-          if (fake.rawRecord().includes(CANARY)) throw new Error('the .env canary was sent to the model');
-        });
-        results.push({ label, ok: true });
-        log(`PASS ${label} in ${((Date.now() - st) / 1000).toFixed(1)}s`);
-      } catch (err) {
-        results.push({ label, ok: false });
-        const file = await screenshot(page, `e2e-first-hour-${flow.n}-failure`).catch(() => null);
-        console.error(`FAIL ${label}: step "${current}" failed: ${err.stack || err}`);
-        if (file) console.error(`  screenshot: ${file}`);
-        if (fake?.rawRecord().includes(CANARY)) console.error('  and the .env canary was sent to the model');
-        console.error(`--- the view's turns (text):\n${await textOf(panel(page).locator('body')).catch((e) => `(unreadable: ${e.message.split('\n')[0]})`)}`);
-        console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-        console.error(`--- Lantern output channel (visible part):\n${await lanternOutput(page)}`);
-        if (fake) console.error(`--- fake model stderr (tail):\n${tail(fake.stderr(), 20)}`);
-        await page.keyboard.press('Escape').catch(() => {});
-      }
-    }
-    if (timings.firstStart) log(`timings: first start (click → local servers listed) ${timings.firstStart.toFixed(1)} s`);
-  } catch (err) {
-    console.error(`e2e setup FAILED: ${err.stack || err}`);
-    if (page) await screenshot(page, 'e2e-first-hour-setup-failure').catch(() => {});
-    if (server) console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-    for (const f of flows.slice(results.length)) results.push({ label: `flow ${f.n} (${f.name})`, ok: false });
-  } finally {
-    await tearDown({ browser, fake, server, root });
-  }
-  return report(results, t0);
+      },
+    }),
+    async setUp(ctx) {
+      const dirs = await prepareProfile('lantern-e2e-first-hour-');
+      ctx.root = dirs.root;
+      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      Object.assign(ctx, { workspace, userDataDir, fakeDir, models: MODELS });
+      ctx.timings = {};
+      ctx.convo = []; // the exchanges so far in the conversation, for the history checks
+
+      ctx.fakePort = await getFreePort();
+      // No model anywhere: the fake plays a local Ollama (OLLAMA_HOST), nothing else is set.
+      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), { OLLAMA_HOST: `127.0.0.1:${ctx.fakePort}` });
+      for (const name of ['LANTERN_MODEL', 'LANTERN_BASE_URL']) if (process.env[name] !== undefined) env[name] = '';
+      log('checked: no lantern on PATH and none importable by python3 for code-server; no model configured');
+      ctx.server = await timed('start code-server', () =>
+        startCodeServer({
+          workspace,
+          userDataDir,
+          extensionsDir,
+          env,
+          userSettings: {
+            'workbench.tips.enabled': false,
+            'extensions.ignoreRecommendations': true,
+            'telemetry.telemetryLevel': 'off',
+          },
+        }),
+      );
+      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
+      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
+      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+    },
+    finish({ timings }) {
+      if (timings.firstStart) log(`timings: first start (click → local servers listed) ${timings.firstStart.toFixed(1)} s`);
+    },
+  });
 }
 
 runSuite(main);

@@ -36,27 +36,22 @@ import {
   launchBrowser,
   log,
   openWorkbench,
-  report,
+  runScenarios,
   runSuite,
-  screenshot,
   startCodeServer,
-  tearDown,
   timed,
   waitForTab,
 } from './harness.mjs';
 import {
   APP_PY,
   APPROVAL,
-  CANARY,
   isolatedEnv,
-  lanternOutput,
+  lanternHooks,
   lastTurn,
   panel,
   prepareProfile,
   readApp,
   sleep,
-  startFake,
-  tail,
   textOf,
   until,
 } from './helpers.mjs';
@@ -350,89 +345,44 @@ async function answerWords(page) {
 // ------------------------------------------------------------------ main
 
 async function main() {
-  const t0 = Date.now();
-  const only = process.env.LANTERN_E2E_ONLY ? new Set(process.env.LANTERN_E2E_ONLY.split(',').map(Number)) : null;
-  const scenarios = SCENARIOS.filter((s) => !only || only.has(s.n));
-  const results = [];
-
-  let root;
-  let server;
-  let browser;
-  let page;
-  let fake;
-  try {
-    const dirs = await prepareProfile('lantern-e2e-keyboard-');
-    root = dirs.root;
-    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
-    const fakePort = await getFreePort();
-    const { env } = await isolatedEnv(path.join(root, 'home'), {
-      LANTERN_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
-      LANTERN_MODEL: 'fake-model',
-      OLLAMA_HOST: '127.0.0.1:9',
-    });
-    server = await timed('start code-server', () =>
-      startCodeServer({
-        workspace,
-        userDataDir,
-        extensionsDir,
-        env,
-        userSettings: {
-          'lantern.editorContext': false,
-          'workbench.tips.enabled': false,
-          'extensions.ignoreRecommendations': true,
-          'telemetry.telemetryLevel': 'off',
-        },
-      }),
-    );
-    browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await timed('open the workbench', () => openWorkbench(page, server.port, workspace));
-    await timed('the one click: into the workbench, once Lantern is in it', async () => {
-      await page.locator('.part.activitybar .action-item .action-label[aria-label^="Lantern"]').first().waitFor({ state: 'visible', timeout: 60_000 });
-      await page.locator('.part.editor').first().click({ position: { x: 200, y: 200 } });
-    });
-
-    for (const scenario of scenarios) {
-      const label = `scenario ${scenario.n} (${scenario.name})`;
-      let current = 'start';
-      const st = Date.now();
-      const step = async (name, fn) => {
-        current = name;
-        log(`  ${scenario.n}: ${name}`);
-        return fn();
-      };
-      try {
-        if (fake) await fake.stop();
-        fake = undefined;
-        fake = await step('start the fake model', () => startFake({ turns: scenario.turns, port: fakePort, dir: fakeDir, name: `kb${scenario.n}` }));
-        await scenario.run({ page, fake, step });
-        await step('the workspace .env never reached the model', async () => {
-          if (fake.rawRecord().includes(CANARY)) throw new Error('the .env canary was sent to the model');
-        });
-        await screenshot(page, `e2e-keyboard-${scenario.n}`);
-        results.push({ label, ok: true });
-        log(`PASS ${label} in ${((Date.now() - st) / 1000).toFixed(1)}s`);
-      } catch (err) {
-        results.push({ label, ok: false });
-        const file = await screenshot(page, `e2e-keyboard-${scenario.n}-failure`).catch(() => null);
-        console.error(`FAIL ${label}: step "${current}" failed: ${err.stack || err}`);
-        if (file) console.error(`  screenshot: ${file}`);
-        console.error(`--- the view (text):\n${await textOf(panel(page).locator('body')).catch((e) => `(unreadable: ${e.message.split('\n')[0]})`)}`);
-        console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-        console.error(`--- Lantern output channel (visible part):\n${await lanternOutput(page)}`);
-        if (fake) console.error(`--- fake model stderr (tail):\n${tail(fake.stderr(), 20)}`);
-        await page.keyboard.press('Escape').catch(() => {});
-      }
-    }
-  } catch (err) {
-    console.error(`e2e setup FAILED: ${err.stack || err}`);
-    if (page) await screenshot(page, 'e2e-keyboard-setup-failure').catch(() => {});
-    if (server) console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-    for (const s of scenarios.slice(results.length)) results.push({ label: `scenario ${s.n} (${s.name})`, ok: false });
-  } finally {
-    await tearDown({ browser, fake, server, root });
-  }
-  return report(results, t0);
+  return runScenarios({
+    prefix: 'e2e-keyboard',
+    scenarios: SCENARIOS,
+    ...lanternHooks({ tag: 'kb' }),
+    async setUp(ctx) {
+      const dirs = await prepareProfile('lantern-e2e-keyboard-');
+      ctx.root = dirs.root;
+      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      ctx.fakeDir = fakeDir;
+      ctx.fakePort = await getFreePort();
+      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), {
+        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
+        LANTERN_MODEL: 'fake-model',
+        OLLAMA_HOST: '127.0.0.1:9',
+      });
+      ctx.server = await timed('start code-server', () =>
+        startCodeServer({
+          workspace,
+          userDataDir,
+          extensionsDir,
+          env,
+          userSettings: {
+            'lantern.editorContext': false,
+            'workbench.tips.enabled': false,
+            'extensions.ignoreRecommendations': true,
+            'telemetry.telemetryLevel': 'off',
+          },
+        }),
+      );
+      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
+      const page = (ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT }));
+      await timed('open the workbench', () => openWorkbench(page, ctx.server.port, workspace));
+      await timed('the one click: into the workbench, once Lantern is in it', async () => {
+        await page.locator('.part.activitybar .action-item .action-label[aria-label^="Lantern"]').first().waitFor({ state: 'visible', timeout: 60_000 });
+        await page.locator('.part.editor').first().click({ position: { x: 200, y: 200 } });
+      });
+    },
+  });
 }
 
 runSuite(main);

@@ -34,29 +34,35 @@ import {
   launchBrowser,
   log,
   openWorkbench,
-  report,
+  runScenarios,
   runSuite,
   screenshot,
   startCodeServer,
-  tearDown,
   timed,
 } from './harness.mjs';
 import {
   APP_PY,
-  CANARY,
-  clearNotifications,
   isolatedEnv,
-  lanternOutput,
+  lanternHooks,
   lastTurn,
   panel,
   prepareProfile,
   sleep,
-  startFake,
-  tail,
   textOf,
   until,
 } from './helpers.mjs';
-import { ANSWER_MS, command, messagesOf, newConversation, openLanternView, turnsOf, waitIdle, waitLastAnswer, waitNewTurn, watchNoApproval } from './view.mjs';
+import {
+  ANSWER_MS,
+  command,
+  messagesOf,
+  openLanternView,
+  resetConversation,
+  turnsOf,
+  waitIdle,
+  waitLastAnswer,
+  waitNewTurn,
+  watchNoApproval,
+} from './view.mjs';
 
 const VIEWPORT = { width: 1024, height: 768 };
 const SERVER_START_MS = 240_000; // the first start prepares a Python environment (busy 2-core box)
@@ -329,97 +335,45 @@ const SCENARIOS = [
 // ------------------------------------------------------------------ main
 
 async function main() {
-  const t0 = Date.now();
-  const only = process.env.LANTERN_E2E_ONLY ? new Set(process.env.LANTERN_E2E_ONLY.split(',').map(Number)) : null;
-  const scenarios = SCENARIOS.filter((s) => !only || only.has(s.n));
-  const results = [];
+  return runScenarios({
+    prefix: 'e2e-mentions',
+    scenarios: SCENARIOS,
+    ...lanternHooks({ tag: 'mentions', reset: resetConversation }),
+    async setUp(ctx) {
+      const dirs = await prepareProfile('lantern-e2e-mentions-');
+      ctx.root = dirs.root;
+      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      ctx.fakeDir = fakeDir;
+      if (!(await fsp.readFile(path.join(workspace, 'src', 'app.py'), 'utf8')).includes(APP_LINE)) throw new Error('the workspace app.py lacks the line the test looks for');
+      if (!APP_PY.includes(APP_LINE)) throw new Error('APP_PY lacks the line the test looks for');
+      await fsp.mkdir(path.join(workspace, 'tests'));
+      await fsp.writeFile(path.join(workspace, 'tests', 'test_app.py'), 'from src.app import handle_request\n');
 
-  let root;
-  let server;
-  let browser;
-  let page;
-  let fake;
-  try {
-    const dirs = await prepareProfile('lantern-e2e-mentions-');
-    root = dirs.root;
-    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
-    if (!(await fsp.readFile(path.join(workspace, 'src', 'app.py'), 'utf8')).includes(APP_LINE)) throw new Error('the workspace app.py lacks the line the test looks for');
-    if (!APP_PY.includes(APP_LINE)) throw new Error('APP_PY lacks the line the test looks for');
-    await fsp.mkdir(path.join(workspace, 'tests'));
-    await fsp.writeFile(path.join(workspace, 'tests', 'test_app.py'), 'from src.app import handle_request\n');
-
-    const home = path.join(root, 'home');
-    const fakePort = await getFreePort();
-    const { env } = await isolatedEnv(home, {
-      LANTERN_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
-      LANTERN_MODEL: 'fake-model',
-      OLLAMA_HOST: '127.0.0.1:9',
-    });
-    server = await timed('start code-server', () =>
-      startCodeServer({
-        workspace,
-        userDataDir,
-        extensionsDir,
-        env,
-        userSettings: {
-          'workbench.tips.enabled': false,
-          'extensions.ignoreRecommendations': true,
-          'telemetry.telemetryLevel': 'off',
-        },
-      }),
-    );
-    browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await timed('open the workbench', () => openWorkbench(page, server.port, workspace));
-
-    for (const scenario of scenarios) {
-      const label = `scenario ${scenario.n} (${scenario.name})`;
-      let current = 'start';
-      const st = Date.now();
-      const step = async (name, fn) => {
-        current = name;
-        log(`  ${scenario.n}: ${name}`);
-        return fn();
-      };
-      try {
-        if (fake) await fake.stop();
-        fake = undefined;
-        fake = await step('start the fake model', () => startFake({ turns: scenario.turns, port: fakePort, dir: fakeDir, name: `mentions${scenario.n}` }));
-        if (scenario !== scenarios[0]) {
-          await step('reset: clear notifications, new conversation', async () => {
-            await clearNotifications(page);
-            await openLanternView(page);
-            await newConversation(page);
-          });
-        }
-        await scenario.run({ page, fake, step, home });
-        await step('the workspace .env never reached the model', async () => {
-          if (fake.rawRecord().includes(CANARY)) throw new Error('the .env canary was sent to the model');
-        });
-        await screenshot(page, `e2e-mentions-${scenario.n}`);
-        results.push({ label, ok: true });
-        log(`PASS ${label} in ${((Date.now() - st) / 1000).toFixed(1)}s`);
-      } catch (err) {
-        results.push({ label, ok: false });
-        const file = await screenshot(page, `e2e-mentions-${scenario.n}-failure`).catch(() => null);
-        console.error(`FAIL ${label}: step "${current}" failed: ${err.stack || err}`);
-        if (file) console.error(`  screenshot: ${file}`);
-        console.error(`--- the view (text):\n${await textOf(panel(page).locator('body')).catch((e) => `(unreadable: ${e.message.split('\n')[0]})`)}`);
-        console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-        console.error(`--- Lantern output channel (visible part):\n${await lanternOutput(page)}`);
-        if (fake) console.error(`--- fake model stderr (tail):\n${tail(fake.stderr(), 20)}`);
-        await page.keyboard.press('Escape').catch(() => {});
-      }
-    }
-  } catch (err) {
-    console.error(`e2e setup FAILED: ${err.stack || err}`);
-    if (page) await screenshot(page, 'e2e-mentions-setup-failure').catch(() => {});
-    if (server) console.error(`--- code-server output (tail):\n${tail(server.output())}`);
-    for (const s of scenarios.slice(results.length)) results.push({ label: `scenario ${s.n} (${s.name})`, ok: false });
-  } finally {
-    await tearDown({ browser, fake, server, root });
-  }
-  return report(results, t0);
+      ctx.home = path.join(ctx.root, 'home');
+      ctx.fakePort = await getFreePort();
+      const { env } = await isolatedEnv(ctx.home, {
+        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
+        LANTERN_MODEL: 'fake-model',
+        OLLAMA_HOST: '127.0.0.1:9',
+      });
+      ctx.server = await timed('start code-server', () =>
+        startCodeServer({
+          workspace,
+          userDataDir,
+          extensionsDir,
+          env,
+          userSettings: {
+            'workbench.tips.enabled': false,
+            'extensions.ignoreRecommendations': true,
+            'telemetry.telemetryLevel': 'off',
+          },
+        }),
+      );
+      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
+      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
+      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+    },
+  });
 }
 
 runSuite(main);

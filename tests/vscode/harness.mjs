@@ -302,9 +302,10 @@ export async function quickInput(page, { timeoutMs = 10_000 } = {}) {
 /**
  * Run a command by its title from the command palette (F1), e.g.
  * runCommand(page, 'Lantern: Ask'). Waits until a row with exactly that label
- * is listed before pressing Enter, so the right command runs.
+ * is listed before pressing Enter, so the right command runs. `opensPicker`: the
+ * command shows a quick pick of its own in the same widget (do not wait for it to close).
  */
-export async function runCommand(page, title, { timeoutMs = 15_000 } = {}) {
+export async function runCommand(page, title, { timeoutMs = 15_000, opensPicker = false } = {}) {
   await focusWorkbench(page);
   await page.keyboard.press('F1');
   const input = await quickInput(page, { timeoutMs });
@@ -324,7 +325,7 @@ export async function runCommand(page, title, { timeoutMs = 15_000 } = {}) {
     );
   }
   await row.first().click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {});
+  if (!opensPicker) await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: timeoutMs }).catch(() => {});
 }
 
 /** Wait until an editor tab with this exact label is open; returns the locator. */
@@ -405,3 +406,68 @@ export function runSuite(main) {
   );
 }
 
+
+/**
+ * Run a suite's scenarios in order, in one window, and return its exit code (report()).
+ * LANTERN_E2E_ONLY=1,3 runs only the scenarios with these numbers.
+ *
+ *   prefix      of the screenshots: <prefix>-<n>.png after a pass (unless shotOnPass is
+ *               false), <prefix>-<n>-failure.png, <prefix>-setup-failure.png
+ *   noun        what a scenario is called in the report ("scenario", "flow")
+ *   scenarios   [{ n, name, run(args) }]
+ *   setUp(ctx, chosen)     starts what they share and puts it on ctx (page, server, browser,
+ *                          root: what tearDown() ends; anything the scenarios need)
+ *   before(scenario, ctx, step, first) / after(scenario, ctx, step)
+ *                          around each run (first: the first scenario chosen)
+ *   extra(scenario, ctx)   more arguments for this scenario's run (e.g. a screenshot helper)
+ *   diagnose(ctx)          text that says what the window showed when a scenario failed
+ *   finish(ctx)            after the last scenario (e.g. to log figures they measured)
+ *
+ * A scenario's run gets { ...ctx, step, ...extra }; step(name, fn) logs what it does and
+ * names it in a failure. A failed scenario is reported with its step, a screenshot and the
+ * diagnosis, and the next one runs; a failed setUp fails every scenario chosen.
+ */
+export async function runScenarios({ prefix, noun = 'scenario', scenarios, setUp, before, after, extra, diagnose, finish, shotOnPass = true }) {
+  const t0 = Date.now();
+  const only = process.env.LANTERN_E2E_ONLY ? new Set(process.env.LANTERN_E2E_ONLY.split(',').map(Number)) : null;
+  const chosen = scenarios.filter((s) => !only || only.has(s.n));
+  const results = [];
+  const ctx = {};
+  try {
+    await setUp(ctx, chosen);
+    for (const scenario of chosen) {
+      const label = `${noun} ${scenario.n} (${scenario.name})`;
+      let current = 'start';
+      const st = Date.now();
+      const step = async (name, fn) => {
+        current = name;
+        log(`  ${scenario.n}: ${name}`);
+        return fn();
+      };
+      try {
+        if (before) await before(scenario, ctx, step, scenario === chosen[0]);
+        await scenario.run({ ...ctx, step, ...(extra ? extra(scenario, ctx) : {}) });
+        if (after) await after(scenario, ctx, step);
+        if (shotOnPass) await screenshot(ctx.page, `${prefix}-${scenario.n}`);
+        results.push({ label, ok: true });
+        log(`PASS ${label} in ${((Date.now() - st) / 1000).toFixed(1)}s`);
+      } catch (err) {
+        results.push({ label, ok: false });
+        const file = await screenshot(ctx.page, `${prefix}-${scenario.n}-failure`).catch(() => null);
+        console.error(`FAIL ${label}: step "${current}" failed: ${err.stack || err}`);
+        if (file) console.error(`  screenshot: ${file}`);
+        if (diagnose) console.error(await diagnose(ctx).catch((e) => `(no diagnosis: ${e.message})`));
+        await ctx.page?.keyboard.press('Escape').catch(() => {});
+      }
+    }
+    if (finish) await finish(ctx);
+  } catch (err) {
+    console.error(`e2e setup FAILED: ${err.stack || err}`);
+    if (ctx.page) await screenshot(ctx.page, `${prefix}-setup-failure`).catch(() => {});
+    if (ctx.server) console.error(`--- code-server output (tail):\n${ctx.server.output().split('\n').slice(-60).join('\n')}`);
+    for (const s of chosen.slice(results.length)) results.push({ label: `${noun} ${s.n} (${s.name})`, ok: false });
+  } finally {
+    await tearDown(ctx);
+  }
+  return report(results, t0);
+}

@@ -1,7 +1,7 @@
-// Helpers shared by the Lantern end-to-end tests in code-server (e2e.mjs,
-// e2e_first_hour.mjs): the test workspace, building the .vsix, the scripted
-// fake model, an environment with no Lantern but the .vsix's, and ways to
-// read and wait on the Lantern view (a webview inside two iframes).
+// Helpers shared by the Lantern end-to-end tests in code-server (e2e*.mjs): the
+// test workspace, building the .vsix, the scripted fake model, an environment
+// with no Lantern but the .vsix's, ways to read and wait on the Lantern view (a
+// webview inside two iframes), and the hooks their scenarios run with.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -428,4 +428,43 @@ export async function prepareProfile(prefix) {
   await makeWorkspace(dirs.workspace);
   await timed('install the .vsix', async () => installVsix(vsix, { extensionsDir: dirs.extensionsDir, userDataDir: dirs.userDataDir }));
   return dirs;
+}
+
+// ------------------------------------------------------------------ scenarios
+
+/**
+ * The hooks Lantern's suites run their scenarios with (harness.runScenarios). Before each:
+ * the fake model started afresh with the scenario's `turns` (one without turns keeps the
+ * model running) on ctx.fakePort, listing ctx.models if set, named <tag><n>; then
+ * `reset(ctx, step, scenario, first)` (first: the first scenario run). After each: the workspace's .env
+ * (a canary) never reached the model. On a failure: what the view, code-server, Lantern's
+ * log and the fake model said. ctx holds page, server, fakePort and fakeDir.
+ */
+export function lanternHooks({ tag, reset }) {
+  return {
+    async before(scenario, ctx, step, first) {
+      if (scenario.turns) {
+        if (ctx.fake) await ctx.fake.stop();
+        ctx.fake = undefined;
+        ctx.fake = await step('start the fake model', () =>
+          startFake({ turns: scenario.turns, models: ctx.models, port: ctx.fakePort, dir: ctx.fakeDir, name: `${tag}${scenario.n}` }),
+        );
+      }
+      if (reset) await reset(ctx, step, scenario, first);
+    },
+    async after(scenario, ctx, step) {
+      await step('the workspace .env never reached the model', async () => {
+        if (ctx.fake?.rawRecord().includes(CANARY)) throw new Error('the .env canary was sent to the model');
+      });
+    },
+    async diagnose({ page, server, fake }) {
+      const lines = [];
+      if (fake?.rawRecord().includes(CANARY)) lines.push('  and the .env canary was sent to the model');
+      lines.push(`--- the view (text):\n${await textOf(panel(page).locator('body')).catch((e) => `(unreadable: ${e.message.split('\n')[0]})`)}`);
+      if (server) lines.push(`--- code-server output (tail):\n${tail(server.output())}`);
+      lines.push(`--- Lantern output channel (visible part):\n${await lanternOutput(page)}`);
+      if (fake) lines.push(`--- fake model stderr (tail):\n${tail(fake.stderr(), 20)}`);
+      return lines.join('\n');
+    },
+  };
 }

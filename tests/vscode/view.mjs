@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 
 import { log, runCommand } from './harness.mjs';
-import { APPROVAL, lastTurn, panel, sleep, textOf, until } from './helpers.mjs';
+import { APPROVAL, clearNotifications, lastTurn, panel, sleep, textOf, until } from './helpers.mjs';
 
 export const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
 export const ANSWER_MS = 90_000; // one answer from the fake model, busy 2-core box included
@@ -87,18 +87,6 @@ export async function waitTurnAnswer(turn, re, { timeoutMs = ANSWER_MS } = {}) {
     last = await answerOf(turn).catch(() => last);
     if (re.test(last)) return last;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the answer to match ${re} (last: ${JSON.stringify(last.slice(0, 300))})`);
-    await sleep(200);
-  }
-}
-
-/** Wait for the approval notification, failing at once if the question fails instead. */
-export async function waitApprovalToast(page, { timeoutMs = ANSWER_MS } = {}) {
-  const toast = page.locator('.notification-toast').filter({ hasText: APPROVAL }).first();
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await toast.isVisible().catch(() => false)) return toast;
-    await failOnErrorCard(lastTurn(page));
-    if (Date.now() > deadline) throw new Error(`no approval notification within ${timeoutMs} ms`);
     await sleep(200);
   }
 }
@@ -229,15 +217,6 @@ export async function waitIdle(page, { timeoutMs = ANSWER_MS } = {}) {
   }, { timeoutMs });
 }
 
-/** Close a notification toast with its × (Clear Notification). */
-export async function closeToast(page, toast) {
-  await toast.hover();
-  const clear = toast.locator('.codicon-notifications-clear, .action-label[aria-label^="Clear Notification"]').first();
-  await clear.waitFor({ state: 'visible', timeout: 5000 });
-  await clear.click();
-  await toast.waitFor({ state: 'detached', timeout: 10_000 });
-}
-
 /** The pending approval in the last turn: its message and its buttons' titles. */
 export async function pendingApproval(page) {
   const box = lastTurn(page).locator('.approval').last();
@@ -307,4 +286,14 @@ export async function viewTurns(page) {
       links: t.querySelectorAll('.references a.lantern-ref').length,
     })),
   );
+}
+
+/** Between two scenarios (lanternHooks' reset): no notifications, the view open, a new conversation. */
+export async function resetConversation(ctx, step, scenario, first) {
+  if (first) return;
+  await step('reset: clear notifications, new conversation', async () => {
+    await clearNotifications(ctx.page);
+    await openLanternView(ctx.page);
+    await newConversation(ctx.page);
+  });
 }

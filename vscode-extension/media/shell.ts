@@ -1,7 +1,8 @@
-// The view's fixed parts, made once as the script starts: the header (model chip, context
-// meter, Stop), the conversation that scrolls (setup card, hint, turns), the question box
-// (with its @-mention chips and completion list) and the live region. The page the
-// extension writes (src/view.ts) holds only this script.
+// The view's fixed parts, made once as the script starts: the header (the page's heading
+// for screen readers, model chip, context meter, Stop), the conversation that scrolls (setup card, hint, turns), the question box
+// (with its @-mention chips and completion list) and the live region. Each is a landmark
+// (banner, main, a named form) a screen reader can jump to. The page the extension writes
+// (src/view.ts) holds only this script.
 
 export interface Shell {
   modelChip: HTMLButtonElement;
@@ -42,7 +43,8 @@ export function shell(): Shell {
   const meterText = part("span", { className: "meter-text" }, { hidden: "true" });
   meter.append(meterBar, meterText);
   const header = part("header", { id: "header" });
-  header.append(modelChip, meter, stop);
+  // The workbench shows the view's title; a screen reader gets it as the page's heading.
+  header.append(part("h1", { className: "visually-hidden", textContent: "Lantern" }), modelChip, meter, stop);
 
   const setup = part("section", { id: "setup", className: "card", hidden: true }, { labelledby: "setup-title" });
   // The hint sits beside the turns, not among them (drawing the turns would remove it).
@@ -65,7 +67,7 @@ export function shell(): Shell {
     { id: "follow-up-text", rows: 2, placeholder: "Ask a question about this workspace… (@ to mention)" },
     { label: "Question", autocomplete: "list", controls: "mention-list" },
   );
-  const form = part("form", { id: "follow-up" });
+  const form = part("form", { id: "follow-up" }, { label: "Ask Lantern" });
   form.append(contextRow, mentionRow, mentionPopup, input, part("button", { type: "submit", textContent: "Ask" }));
 
   const announcer = part("div", { id: "announcer", className: "visually-hidden" }, { live: "polite", atomic: "true" });

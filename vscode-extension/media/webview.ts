@@ -112,9 +112,13 @@ ui.stop.addEventListener("click", () => send({ type: "stop" }));
 // is sent (the extension queues it behind a running answer), and kept across a reload.
 ui.input.value = savedDraft();
 
+/** The box as tall as its text, or, empty, as its placeholder (which a narrow view wraps). */
 function fitInput(): void {
+  const empty = ui.input.value === "";
+  if (empty) ui.input.value = ui.input.placeholder; // measured as text; no input event
   ui.input.style.height = "auto";
   ui.input.style.height = `${Math.min(ui.input.scrollHeight + 2, 200)}px`;
+  if (empty) ui.input.value = "";
 }
 
 ui.form.addEventListener("submit", (event) => {
@@ -139,6 +143,7 @@ ui.input.addEventListener("input", () => {
   fitInput();
 });
 fitInput();
+window.addEventListener("resize", fitInput); // a narrower view wraps the text onto more lines
 renderModelChip(ui, null);
 
 send({ type: "ready" });

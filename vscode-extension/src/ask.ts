@@ -1,5 +1,6 @@
 // The conversation in this window: its turns, the question running now and the ones
-// queued behind it, approvals answered from the view or a notification, and storage.
+// queued behind it, approvals answered from the view or (while the view is hidden) a
+// notification, and storage.
 // The view renders what this posts; the server answers what this sends.
 
 import * as crypto from "crypto";
@@ -12,6 +13,7 @@ import type { EditorProblem } from "./editor_context";
 import { problemsIn } from "./editor_tracker";
 import { editorWords } from "./fixes";
 import { askContext, keptAttachment, mentionParams } from "./mentions";
+import { approvalNeedsNotification, progressPlace } from "./notices";
 import type { AskParams, AskResult, ApproveParams, LanternEvent, MentionChip, PanelApproval, PanelState, TurnRecord } from "./protocol";
 import { ConversationStore, historyOf, titleOf, type StoredConversation } from "./store";
 import {
@@ -26,7 +28,7 @@ import {
   settleRestored,
   shownActions,
 } from "./turns";
-import type { ConversationView } from "./view";
+import { location, VIEW_ID, type ConversationView } from "./view";
 
 const REQUEST_CANCELLED = -32800;
 
@@ -42,6 +44,7 @@ interface Running {
 interface Pending {
   approval: PanelApproval;
   turnKey: string;
+  notified: boolean;
   resolve: (action: string | null) => void;
 }
 
@@ -67,7 +70,7 @@ export class Questions implements vscode.Disposable {
   readonly onDidMeasure = this.measured.event;
 
   constructor(
-    private readonly view: Pick<ConversationView, "post" | "show">,
+    private readonly view: Pick<ConversationView, "post" | "show" | "visible">,
     private readonly server: Pick<Server, "connected" | "running">,
     private readonly chrome: Pick<Chrome, "of">,
     private readonly store: ConversationStore,
@@ -213,10 +216,14 @@ export class Questions implements vscode.Disposable {
     }
   }
 
-  /** The request, with a progress notification that mirrors the tool activity and can cancel it. */
+  /** The request, with its progress where it covers nothing of the view (`notices.ts`): a
+   * notification that mirrors the tool activity and can cancel it only while the view is hidden. */
   private withProgress(client: LanguageClient, params: AskParams, cancel: vscode.CancellationTokenSource): Thenable<AskResult> {
+    const place = progressPlace(location(), this.view.visible);
+    const where =
+      place === "view" ? { viewId: VIEW_ID } : place === "window" ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification;
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Lantern", cancellable: true },
+      { location: where, title: "Lantern", cancellable: place === "notification" },
       async (progress, token) => {
         token.onCancellationRequested(() => cancel.cancel());
         const q = params.question;
@@ -244,7 +251,8 @@ export class Questions implements vscode.Disposable {
 
   // ------------------------------------------------------------ approvals
 
-  /** `lantern/approve`: shown in the turn and as a notification; the first answer wins. */
+  /** `lantern/approve`: shown in the turn, and as a notification while no visible view shows
+   * it (`notices.ts`); the first answer wins. */
   approve(params: ApproveParams, token: vscode.CancellationToken): Promise<{ action: string | null }> {
     const turn = this.running && params.conversationId === this.running.conversationId ? this.turn(this.running.key) : undefined;
     const id = crypto.randomUUID();
@@ -262,6 +270,7 @@ export class Questions implements vscode.Disposable {
       this.pending.set(id, {
         approval,
         turnKey: turn?.key ?? "",
+        notified: false,
         resolve: (action) => {
           clearTimeout(timer);
           resolve({ action });
@@ -272,10 +281,22 @@ export class Questions implements vscode.Disposable {
         applyApproval(turn, approval);
         this.changed(turn, false);
       }
-      // Closing the notification is not an answer: the prompt stays in the view.
-      void vscode.window.showInformationMessage(params.message, ...actions).then((choice) => {
-        if (choice !== undefined) this.settle(id, choice);
-      });
+      this.notifyUnseen(id);
+    });
+  }
+
+  /** The view was shown or hidden: approvals it no longer shows come as notifications. */
+  viewVisibilityChanged(): void {
+    for (const id of [...this.pending.keys()]) this.notifyUnseen(id);
+  }
+
+  private notifyUnseen(id: string): void {
+    const pending = this.pending.get(id);
+    if (!pending || !approvalNeedsNotification({ inView: pending.turnKey !== "", notified: pending.notified }, this.view.visible)) return;
+    pending.notified = true;
+    // Closing the notification is not an answer: the prompt stays in the view.
+    void vscode.window.showInformationMessage(pending.approval.message, ...pending.approval.actions).then((choice) => {
+      if (choice !== undefined) this.settle(id, choice);
     });
   }
 

@@ -40,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     server.onDidCreateClient((client) => questions.attach(client)),
     view.onDidReceive((message) => void panel.receive(message)),
+    view.onDidChangeVisibility(() => questions.viewVisibilityChanged()),
     ...registerCommands({ output, server, view, questions, editors, store, setup, status, setApiKey: askForKey }),
   );
   // Say at once when a workspace tries to widen Lantern's settings, even before first use.

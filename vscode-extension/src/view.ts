@@ -12,7 +12,7 @@ export const VIEW_ID = "lantern.conversation";
 
 type Location = "sideBar" | "editor";
 
-function location(): Location {
+export function location(): Location {
   return vscode.workspace.getConfiguration("lantern").get<string>("conversation.location") === "editor" ? "editor" : "sideBar";
 }
 
@@ -28,6 +28,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   /** What the view asks the extension to do, each checked there; "ready": the view (re)loaded
    * and needs the whole state, which `post` now sends. */
   readonly onDidReceive = this.received.event;
+  private readonly visibility = new vscode.EventEmitter<void>();
+  /** The conversation was shown or hidden (`visible` says which). */
+  readonly onDidChangeVisibility = this.visibility.event;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
@@ -44,10 +47,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     this.setUp(view.webview);
+    view.onDidChangeVisibility(() => this.visibility.fire());
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;
         this.ready = false;
+        this.visibility.fire();
       }
     });
   }
@@ -89,9 +94,11 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       { retainContextWhenHidden: true },
     );
     this.setUp(this.panel.webview);
+    this.panel.onDidChangeViewState(() => this.visibility.fire());
     this.panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
+      this.visibility.fire();
     });
   }
 
@@ -169,5 +176,6 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
     this.received.dispose();
+    this.visibility.dispose();
   }
 }
