@@ -6,7 +6,8 @@ import base64
 import json
 
 import pytest
-from lantern.tools.navigation.likely import Likely, Scores
+from lantern.tools.navigation.likely import INLINE_BYTES, Likely, Scores
+from lantern.workspace.ignore.files import NeedsWorker, inline_only
 
 DEFINED = [
     "def run(self, fast=True):",
@@ -103,3 +104,14 @@ def test_scores_keep_each_files_best_line_however_the_stream_is_cut() -> None:
             scores.feed(piece, False)
         scores.feed(b"", True)
         assert scores.best == {"./a.c": 1, "./b.c": 0, "./c.py": 0, "./\udcc4xy.c": 2}
+
+
+def test_a_big_piece_on_the_event_loop_is_left_for_a_worker() -> None:
+    scores = Scores(Likely("run"))
+    line = _event("match", {"text": "./a.c"}, "\trun();\n")
+    big = line * (INLINE_BYTES // len(line) + 1) + _event("match", {"text": "./b.c"}, "fn run()\n")
+    with inline_only(), pytest.raises(NeedsWorker):
+        scores.feed(big, False)
+    assert scores.best == {}
+    scores.feed(b"", True)  # on the worker: what was kept is scored
+    assert scores.best == {"./a.c": 0, "./b.c": 2}

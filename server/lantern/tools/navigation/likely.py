@@ -29,10 +29,12 @@ import re
 from typing import Any
 
 from lantern.code.languages import language_for
+from lantern.workspace.ignore.files import NeedsWorker, inline_now
 
 _C_LIKE = frozenset({"c", "cpp"})
 MAX_LINES = 64  # matching lines a file that ripgrep reports (`--max-count`)
 MAX_LINE_CHARS = 1000  # a longer line is not scored (minified code)
+INLINE_BYTES = 64 << 10  # more output than this is scored on a worker thread
 _KEYWORDS = (
     "def|class|fn|func|function|type|interface|trait|module|namespace|typedef"
     "|macro_rules!|record|protocol|object|impl|mod"
@@ -140,7 +142,11 @@ class Scores:
         self._rest = b""
 
     def feed(self, chunk: bytes, final: bool) -> None:
-        """A piece of ripgrep's output (`final`: the last)."""
+        """A piece of ripgrep's output (`final`: the last). On the event loop, a big piece
+        is kept for a worker thread (`NeedsWorker`: `ripgrep.pump`)."""
+        if inline_now() and len(self._rest) + len(chunk) > INLINE_BYTES:
+            self._rest += chunk
+            raise NeedsWorker
         lines = (self._rest + chunk).split(b"\n")
         self._rest = b"" if final else lines.pop()
         for raw in lines:
