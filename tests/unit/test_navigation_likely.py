@@ -20,6 +20,7 @@ DEFINED = [
     "export function run(a, b) {",
     "  run() {",
     "  public void run() throws IOException {",
+    "    public override void run(int x)",
     "interface run {",
     "type run = string | number;",
     "struct run {",

@@ -2,7 +2,8 @@
 
 No index is built up front. `find_symbol` and `find_references` narrow with ripgrep
 (a case-sensitive, fixed-string word match of the name's last segment, listing files
-only: `--files-with-matches`), and a folder `outline` walks with `rg --files`; both run
+only, `--files-with-matches`, or for `find_symbol` its first matching lines in each,
+`--json`), and a folder `outline` walks with `rg --files`; both run
 with the same flags as `search` and `list_files` (`ripgrep.COMMON_FLAGS`, the policy
 globs, the folder's own ignore rules, `--max-filesize`). ripgrep only proposes names:
 each one is checked by `ResultFilter` (the denylist, deny globs, every ignore file) and
@@ -36,7 +37,7 @@ from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES
 
 MAX_CANDIDATES = 2000  # files opened and parsed by one call, at most
-SEARCH_BUDGET = 64  # a ranked walk's files, unless more look like definitions
+SEARCH_BUDGET = 32  # a ranked walk's files, unless more look like definitions
 Key = tuple[int, int, int, int]
 
 

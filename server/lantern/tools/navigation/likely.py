@@ -9,8 +9,8 @@ only chooses and orders files, never decides what is a definition):
   `interface`, `trait`, `module`, `namespace`, `typedef`, `#define`, …), after
   `struct`/`union`/`enum`/`class` with a body, a base list or nothing after it (not
   `struct name *p`), or at `} name;` (the end of a C `typedef`);
-- 1: a declaration-like head (`int name(…` at the start of a line and not ending in `;`,
-  in C and C++ also `name (…`,
+- 1: a declaration-like head (`int name(…` or `public void name(…` not ending in `;`,
+  at the start of a line in C and C++ also `name (…`,
   a method header `name(…) {`, `name = …`, `const name: T`): only words, spaces,
   `*&:<>,[]` and parenthesised attributes before the name, never a call's `(`, `.`,
   `->` or `return`.
@@ -108,8 +108,10 @@ class Likely:
         follows = head.group(3)
         stripped = text.rstrip()
         if follows == "(":
-            at_start = not head.group(1) and (c_like or bool(words)) and not stripped.endswith(";")
-            return 1 if at_start or stripped.endswith("{") else 0
+            if stripped.endswith(";"):
+                return 0  # a call, or a prototype
+            at_start = not head.group(1) and c_like
+            return 1 if at_start or words or stripped.endswith("{") else 0
         return 1 if follows == "=" or (follows == ":" and words) else 0
 
     def named(self, file_name: str) -> int:
