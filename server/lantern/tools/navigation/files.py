@@ -37,7 +37,7 @@ from lantern.workspace.roots import Opened
 from lantern.workspace.text import MAX_FILE_BYTES
 
 MAX_CANDIDATES = 2000  # files opened and parsed by one call, at most
-SEARCH_BUDGET = 32  # a ranked walk's files, unless more look like definitions
+SEARCH_BUDGET = 16  # a ranked walk's files, unless more look like definitions
 Key = tuple[int, int, int, int]
 
 
