@@ -123,12 +123,15 @@ async def _names(handle: Opened, ctx: ToolContext, flags: list[str]) -> tuple[li
 
 
 def _chosen(
-    rels: list[tuple[str, ...]], scores: dict[tuple[str, ...], int], likely: Likely, walked: Walked
+    rels: list[tuple[str, ...]], check: ResultFilter, ranked: Scores, walked: Walked
 ) -> list[tuple[str, ...]]:
-    """Of the candidates (shallowest first), those a ranked walk searches: every one that
-    looks like it defines the name (the likeliest first, at most MAX_CANDIDATES), then
-    the shallowest others up to SEARCH_BUDGET in all; in the order they came."""
-    known = [rel for rel in rels if language_for(rel[-1]) is not None]
+    """Of the candidates (shallowest first; those in a known language whose names the
+    policy allows), those a ranked walk searches: every one that looks like it defines
+    the name (the likeliest first, at most MAX_CANDIDATES), then the shallowest others
+    up to SEARCH_BUDGET in all; in the order they came."""
+    scores = {split_rel(name): score for name, score in ranked.best.items()}
+    likely = ranked.likely
+    known = [r for r in rels if language_for(r[-1]) is not None and check.name_allowed(r)]
     score = {rel: scores.get(rel, 0) + likely.named(rel[-1]) for rel in known}
     first = sorted((r for r in known if score[r] > 0), key=lambda r: (-score[r], len(r), r))
     first = first[:MAX_CANDIDATES]
@@ -151,8 +154,7 @@ def _visit_names(
     walked = Walked()
     rels = sorted((rel for rel in map(split_rel, names) if rel), key=lambda rel: (len(rel), rel))
     if ranked is not None:
-        scores = {split_rel(name): score for name, score in ranked.best.items()}
-        rels = _chosen(rels, scores, ranked.likely, walked)
+        rels = _chosen(rels, check, ranked, walked)
     for i, rel in enumerate(rels):
         if walked.files >= MAX_CANDIDATES:
             walked.left = sum(1 for rest in rels[i:] if language_for(rest[-1]) is not None)
