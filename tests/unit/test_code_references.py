@@ -3,7 +3,13 @@ comment or a string, and the ones that name a definition are marked."""
 
 from __future__ import annotations
 
-from lantern.code.references import Use, uses
+import re
+import sysconfig
+from pathlib import Path
+
+import pytest
+from lantern.code.definitions import scan_tree
+from lantern.code.references import Use, quick_uses, search, uses
 
 PYTHON = b'''"""retry is in this docstring."""
 # retry is in this comment
@@ -75,3 +81,43 @@ def test_a_name_that_is_not_a_bare_identifier_finds_nothing() -> None:
     assert uses(PYTHON, "python", "obj.retry") == []  # in the source, but two tokens
     assert uses(PYTHON, "python", "retry(") == []
     assert uses(PYTHON, "python", "(") == []
+
+
+FIXTURES = Path(__file__).parent / "code_fixtures"
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+SOURCES = [
+    *[
+        (FIXTURES / name, language)
+        for name, language in [
+            ("shapes.c", "c"),
+            ("shapes.cpp", "cpp"),
+            ("annotated.cpp", "cpp"),
+            ("shapes.go", "go"),
+            ("shapes.rs", "rust"),
+            ("Shapes.java", "java"),
+            ("shapes.js", "javascript"),
+            ("shapes.ts", "typescript"),
+            ("shapes.tsx", "tsx"),
+            ("shapes.py.txt", "python"),
+        ]
+    ],
+    (STDLIB / "argparse.py", "python"),
+]
+
+
+@pytest.mark.parametrize(("path", "language"), SOURCES, ids=lambda v: getattr(v, "name", v))
+def test_quick_uses_are_those_of_the_whole_scan(path: Path, language: str) -> None:
+    """find_references' search, which finds only the definitions around the name, marks
+    and finds exactly what the search after a whole definitions scan does: for each word
+    of the file (every 10th of a long one, and every definition's name), all its uses
+    and the first two lines' worth."""
+    source = path.read_bytes()
+    scanned, tree = scan_tree(source, language)
+    words = sorted({w.decode() for w in re.findall(rb"[A-Za-z_$][\w$]*", source)})
+    assert len(words) > 20
+    if len(words) > 200:
+        words = sorted({*words[::10], *(d.name.rsplit(".", 1)[-1] for d in scanned.definitions)})
+    for word in words:
+        for most in (None, 2):
+            expected = search(scanned, tree, language, word, most)
+            assert quick_uses(source, language, word, most) == expected, word

@@ -205,8 +205,70 @@ async def test_candidates_over_the_cap_are_said_and_the_shallowest_looked_at(
     result = await call(ctx_for(ws), "find_symbol", name="run")
     assert [line.split(":", 1)[0] for line in rows(result)] == ["a.py", "b/c.py", "b/d/e.py"]
     assert result.content.endswith(
-        "[2 more candidate file(s) not looked at (over 3); narrow with path=]"
+        "[searched 3 of 5 candidate files: first the 3 where a line looks like a definition "
+        "of the name, then the shallowest; narrow with path=]"
     )
+
+
+def _many_uses(ws: Path, count: int) -> None:
+    for i in range(count):
+        write(ws, f"u{i:02}.py", "from lib import run\n\nrun()\n")
+
+
+async def test_over_the_budget_the_likely_definition_is_searched_first(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "SEARCH_BUDGET", 4)
+    _many_uses(ws, 10)
+    write(ws, "pkg/deep/er/lib.py", "# run is here\n\n\ndef run(fast=True):\n    return 1\n")
+    result = await call(ctx_for(ws), "find_symbol", name="run")
+    assert rows(result)[0] == "pkg/deep/er/lib.py:4-5 function run  def run(fast=True):"
+    assert result.content.endswith(
+        "[searched 4 of 11 candidate files: first the 1 where a line looks like a definition "
+        "of the name, then the shallowest; narrow with path=]"
+    )
+
+
+async def test_over_the_budget_with_no_likely_definition_the_shallowest_are_searched(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "SEARCH_BUDGET", 4)
+    _many_uses(ws, 6)
+    write(ws, "z/deep/x.py", "print(run)\n")
+    result = await call(ctx_for(ws), "find_symbol", name="run")
+    assert result.content.splitlines()[0] == "[no definition of 'run' under .]"
+    assert result.content.endswith(
+        "[searched 4 of 7 candidate files: the shallowest (no line looks like a definition "
+        "of the name); narrow with path=]"
+    )
+
+
+async def test_within_the_budget_every_candidate_is_searched_without_a_note(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "SEARCH_BUDGET", 7)
+    _many_uses(ws, 6)
+    # Defined where no line looks like a definition: found because all 7 are searched.
+    write(ws, "z/deep/x.c", "typedef int\n    run;\n")
+    result = await call(ctx_for(ws), "find_symbol", name="run")
+    assert [line.split(":", 1)[0] for line in rows(result)] == ["z/deep/x.c"]
+    assert "searched" not in result.content
+
+
+async def test_find_references_is_not_budgeted(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lantern.tools.navigation import files
+
+    monkeypatch.setattr(files, "SEARCH_BUDGET", 2)
+    _many_uses(ws, 5)
+    result = await call(ctx_for(ws), "find_references", name="run")
+    assert len(rows(result)) == 10
+    assert "searched" not in result.content
 
 
 async def test_uses_are_capped_and_say_so(ws: Path) -> None:

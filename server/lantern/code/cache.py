@@ -5,10 +5,11 @@ size and mtime); a changed file has a new identity and is parsed again. An entry
 a file's `Scan` (`code/definitions.py`): the source bytes, the line table, the
 definitions and the starts of their names; never the syntax tree (a tree is about
 twenty times its source), so `uses` on a kept file parses its bytes again and searches
-only where the name occurs (`code/references.py`). Each entry is charged for its source
-bytes plus an estimate of the rest, and the least recently used entries are dropped
-while the total is over the cap. An entry that alone exceeds the cap is computed and
-returned but not kept.
+only where the name occurs (`code/references.py`). `uses_only` (find_references) keeps
+nothing: on a miss it finds only the definitions around the name, not the file's list.
+Each entry is charged for its source bytes plus an estimate of the rest, and the least
+recently used entries are dropped while the total is over the cap. An entry that alone
+exceeds the cap is computed and returned but not kept.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tree_sitter
 
 from lantern.code import languages
 from lantern.code.definitions import Definition, Scan, Unlisted, scan_tree
-from lantern.code.references import FileUses, Use, naming, search
+from lantern.code.references import FileUses, Use, naming, quick_uses, search
 
 DEFAULT_CAP = 64 << 20
 _DEFINITION_BYTES = 200  # a Definition object and its tuple slot, besides its strings
@@ -81,6 +82,24 @@ class ParseCache:
         if tree is None:
             tree = languages.parse(found.source, language)
         return search(found, tree, language, name, max_lines)
+
+    def uses_only(
+        self, key: Hashable, source: Source, language: str, name: str, max_lines: int | None = None
+    ) -> FileUses:
+        """As `uses`, but a file not kept is searched without listing its definitions
+        (`references.quick_uses`), and is not kept: for a lookup that wants only uses."""
+        slot = (key, language)
+        with self._lock:
+            entry = self._entries.get(slot)
+            if entry is None:
+                self.misses += 1
+            else:
+                self._entries.move_to_end(slot)
+                self.hits += 1
+        if entry is None:
+            return quick_uses(source() if callable(source) else source, language, name, max_lines)
+        tree = languages.parse(entry.scan.source, language)
+        return search(entry.scan, tree, language, name, max_lines)
 
     def naming(self, key: Hashable, source: Source, language: str, name: str) -> list[Use]:
         """The uses of `name` in the file `key` that name a definition (no tree needed)."""

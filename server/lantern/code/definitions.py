@@ -12,6 +12,7 @@ file, never with the square of its nesting.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import tree_sitter
@@ -42,6 +43,7 @@ CONTAINERS = frozenset(
 MEMBER_HOSTS = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
 _FUNCTIONS = frozenset({"function", "method"})
 MAX_DEPTH = 100  # a definition nested deeper is counted in `Unlisted`, not listed
+MAX_BYTE = 2**32 - 1  # past the end of any source tree-sitter parses
 # Of a qualified name's outer part, the characters kept at its start and at its end: at
 # least the longest name a lookup takes (`tools/navigation/symbols.py`), so that
 # `Outer.member` finds the same definitions, and what is shown (its start) is the same.
@@ -130,12 +132,18 @@ def _query(language: str) -> tree_sitter.Query:
     return found
 
 
-def _candidates(whole: list[tree_sitter.Node], source: bytes, language: str) -> list[Found]:
+def _candidates(
+    whole: list[tree_sitter.Node],
+    source: bytes,
+    language: str,
+    spans: Sequence[tuple[int, int]] = ((0, MAX_BYTE),),
+) -> list[Found]:
     """What the rules find, one per name token (the widest node wins), in source order
-    with an enclosing node before the nodes inside it."""
+    with an enclosing node before the nodes inside it; only in matches that reach into
+    one of `spans` (byte ranges; default: all)."""
     rules = grammar_for(language).rules
     query = _query(language)
-    matches = [m for piece in whole for m in deep.cursor(query).matches(piece)]
+    matches = [m for piece in whole for span in spans for m in _cursor(query, span).matches(piece)]
     by_name: dict[int, Found] = {}
     tails: set[tuple[int, int]] = set()
     for index, captured in matches:
@@ -152,6 +160,13 @@ def _candidates(whole: list[tree_sitter.Node], source: bytes, language: str) -> 
     ordered = [f for f in by_name.values() if (f.start, f.end) not in tails]
     ordered.sort(key=lambda f: (f.start, -f.end))
     return ordered
+
+
+def _cursor(query: tree_sitter.Query, span: tuple[int, int]) -> tree_sitter.QueryCursor:
+    found = deep.cursor(query)
+    if span != (0, MAX_BYTE):
+        found.set_byte_range(*span)
+    return found
 
 
 def _qualified(outer: str, name: str) -> str:
@@ -236,3 +251,20 @@ def scan(source: bytes, language: str) -> Scan:
 def definitions(source: bytes, language: str) -> list[Definition]:
     """Every definition in `source` (to MAX_DEPTH), sorted by (start, depth)."""
     return scan(source, language).definitions
+
+
+def named_within(
+    tree: tree_sitter.Tree,
+    source: bytes,
+    lines: LineTable,
+    language: str,
+    spans: Sequence[tuple[int, int]],
+) -> frozenset[int] | None:
+    """Starts of definitions' names, from only the query matches that reach into one of
+    `spans` (byte ranges): within the spans, exactly the `name_starts` of `scan_tree` (a
+    definition, and each one around it, spans its name). None where a rule joins a
+    definition to the node after it (a `tail`): that one may lie outside every span."""
+    if any("@tail" in rule.pattern for rule in grammar_for(language).rules):
+        return None
+    found = _candidates(pieces(tree)[0], source, language, spans)
+    return frozenset(_nest(found, source, lines, lambda _start, _name, _signature: True)[1])

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import tree_sitter
 
 from lantern.code import deep, languages
-from lantern.code.definitions import Scan, scan_tree
+from lantern.code.definitions import Scan, Unlisted, named_within, scan_tree
 from lantern.code.grammars import grammar_for
 from lantern.code.pieces import pieces
+from lantern.code.text import LineTable
 
 _WORD = rb"[A-Za-z0-9_$\x80-\xff]"
 _WORD_BYTE = re.compile(_WORD)
@@ -175,6 +176,22 @@ def find_uses(source: bytes, language: str, name: str, max_lines: int | None = N
     """The uses of `name` in `source`: all of them, or those on the first `max_lines`
     lines with uses."""
     scanned, tree = scan_tree(source, language)
+    return search(scanned, tree, language, name, max_lines)
+
+
+def quick_uses(source: bytes, language: str, name: str, max_lines: int | None = None) -> FileUses:
+    """As `find_uses`, without listing the file's definitions: only the definitions around
+    the name's occurrences are found (`definitions.named_within`), for `is_definition`."""
+    word = name.encode("utf-8")
+    if not _NAME.fullmatch(word):
+        return FileUses([])
+    tree = languages.parse(source, language)
+    lines = LineTable(source)
+    spans = [(b[0], b[-1] + len(word)) for b in _batches(_occurrences(source, word))]
+    named = named_within(tree, source, lines, language, spans)
+    if named is None:
+        return search(scan_tree(source, language)[0], tree, language, name, max_lines)
+    scanned = Scan(source, lines, [], named, Unlisted(), deep.first_beyond(pieces(tree)[0]))
     return search(scanned, tree, language, name, max_lines)
 
 

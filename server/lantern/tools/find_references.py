@@ -77,7 +77,7 @@ class _Found:
             return
         # One line more than there is room for: to know there are more.
         name = last_segment(self.name)
-        found = self.cache.uses(file.key, file.data, file.language, name, room + 1)
+        found = self.cache.uses_only(file.key, file.data, file.language, name, room + 1)
         if found.unsearched:
             self.unsearched.append((file.path, deep_words(found.unsearched)))
         lines: dict[int, bool] = {}

@@ -3,6 +3,8 @@
 Candidates are the files where the name's last segment stands as a whole word (ripgrep,
 `navigation/files.py`); only those are parsed (through the conversation's parse cache),
 and only definitions whose qualified name is the name, or ends with `.name`, are kept.
+Over `SEARCH_BUDGET` candidates, those where a matching line looks like a definition are
+parsed, then the shallowest up to the budget, and a note says so (`navigation/likely.py`).
 Ranked: an exact qualified match first, then shallower paths, then by path and line.
 What is shown is redacted (`navigation/shown.py`). A file whose definitions nest too
 deep to be listed in full is named in a note (`navigation/unsearched.py`).
@@ -163,7 +165,9 @@ async def _not_found(
 
 async def find_symbol(args: FindSymbolArgs, ctx: ToolContext) -> ToolResult:
     found = _Found(args.name, cache_for(ctx.code_cache), ctx.navigator)
-    where, decision, extra = await look_up(ctx, "find_symbol", args.path, args.name, found.visit)
+    where, decision, extra = await look_up(
+        ctx, "find_symbol", args.path, args.name, found.visit, ranked=True
+    )
     extra = [*not_searched(found.unsearched), *extra]
     if not found.shown:
         return await _not_found(args, ctx, found, where, decision, extra)

@@ -9,11 +9,12 @@ from lantern.tools.ripgrep.result_filter import open_targets
 
 
 async def look_up(
-    ctx: ToolContext, tool: str, path: str, name: str, visit: Visit
+    ctx: ToolContext, tool: str, path: str, name: str, visit: Visit, ranked: bool = False
 ) -> tuple[str, str, list[str]]:
     """Open `path`'s targets, refuse a file in an unknown language (or over the cap) before
     anyone is asked, ask for `tool` on the folder (`name` shown), then walk every file
-    ripgrep names for the name's last segment with `visit`.
+    ripgrep names for the name's last segment with `visit` (`ranked`: only the files
+    likeliest to define it, within a budget: `files.walk`).
 
     Returns where (the path as shown: `.` for every root), the audit decision, and the
     notes to put after the result."""
@@ -24,7 +25,7 @@ async def look_up(
         for handle in opened:
             file_language(handle)  # a file: known language, within the cap, or refused now
         decision = await approve(ctx, tool, opened[0], folder=True, path=where, pattern=name)
-        walked = await walk_all(ctx, opened, visit, last_segment(name))
+        walked = await walk_all(ctx, opened, visit, last_segment(name), ranked)
     finally:
         for handle in opened:
             handle.close()
