@@ -164,6 +164,25 @@ def test_only_the_most_recent_conversations_keep_a_parse_cache() -> None:
     assert caches.for_conversation("b") is not second
 
 
+def test_the_conversations_caches_together_keep_within_one_cap() -> None:
+    """However many conversations parse, what their caches keep stays within one cap."""
+    from lantern.tools.navigation.caches import ConversationCaches
+
+    source = (Path(__file__).parent.parent.parent / "server/lantern/session.py").read_bytes()
+    one = ParseCache()
+    one.definitions(("file", 0), source, "python")
+    cap = 10 * one.charged_bytes  # ten files' worth
+    caches = ConversationCaches(2, cap_bytes=cap)
+    kept = []
+    for conversation in "abc":
+        cache = caches.for_conversation(conversation)
+        for i in range(20):  # twice the cap's worth in each
+            cache.definitions(("file", i), source, "python")
+        kept.append(cache)
+    assert sum(c.charged_bytes for c in kept[1:]) <= cap  # "a" was let go
+    assert all(c.charged_bytes > 0 for c in kept)
+
+
 async def test_a_conversation_keeps_its_parses_between_questions(app: Path) -> None:
     """Through the agent loop: the second question of a conversation finds the files it
     parsed in the first in the conversation's cache; another conversation has its own."""

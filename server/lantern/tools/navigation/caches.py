@@ -3,7 +3,8 @@
 A conversation's navigation calls share one `ParseCache` (keyed by file identity, capped
 in bytes), so a second `find_symbol` over the same files parses nothing again. A server
 holds many conversations; only the `MAX_CONVERSATIONS` used most recently keep a cache,
-so memory stays within that many caps whatever the number of conversations.
+each capped at an equal share of `DEFAULT_CAP`, so the caches together stay within that
+one cap whatever the number of conversations.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from lantern.code.cache import ParseCache
+from lantern.code.cache import DEFAULT_CAP, ParseCache
 
 MAX_CONVERSATIONS = 4
 
@@ -19,8 +20,9 @@ MAX_CONVERSATIONS = 4
 class ConversationCaches:
     """The parse caches of the most recently used conversations."""
 
-    def __init__(self, most: int = MAX_CONVERSATIONS) -> None:
+    def __init__(self, most: int = MAX_CONVERSATIONS, cap_bytes: int = DEFAULT_CAP) -> None:
         self._most = most
+        self._share = cap_bytes // most  # each conversation's cap
         self._caches: OrderedDict[str, ParseCache] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -28,7 +30,7 @@ class ConversationCaches:
         with self._lock:
             cache = self._caches.get(conversation_id)
             if cache is None:
-                cache = self._caches[conversation_id] = ParseCache()
+                cache = self._caches[conversation_id] = ParseCache(self._share)
                 while len(self._caches) > self._most:
                     self._caches.popitem(last=False)
             else:
