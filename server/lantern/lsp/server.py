@@ -31,7 +31,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from lantern import __version__, startup
+from lantern import __version__, memory, startup
 from lantern.agent.failure import EndpointError
 from lantern.audit import audit_path
 from lantern.lsp import editor_requests, translate
@@ -167,7 +167,11 @@ def build_server() -> LanternServer:
 
     @server.feature(ASK)
     async def ask(ls: LanternServer, params: AskParams) -> AskResult:
-        return await _ask(ls, params)
+        try:
+            return await _ask(ls, params)
+        finally:
+            # What the question's parses freed goes back to the system, off the loop.
+            asyncio.get_running_loop().run_in_executor(None, memory.release)
 
     editor_requests.register(server)
     return server
@@ -274,4 +278,5 @@ async def _ask(ls: LanternServer, params: AskParams) -> AskResult:
 
 def serve() -> NoReturn:
     """Run the language server on stdin/stdout until `exit` or end of input; never returns."""
+    memory.limit_arenas()  # before any thread starts
     serve_stdio(build_server)
