@@ -25,6 +25,7 @@ NAMES = [
 FOLDERS = [
     "", "src", "src/gen", "src/gen/deep", "lib", "lib/gen", "docs", ".kube", "tools/x",
     "tools/x/gen", "out", "lib/out/sub",
+    "/".join(["deep"] * 40), "/".join(["deep"] * 40) + "/gen",  # checked in a worker thread
 ]  # fmt: skip
 IGNORES = {
     ".gitignore": "*.o\n*.log\n!keep.log\n/out/\ngen/*.h\n/lib/gen/a.c\n",
