@@ -7,7 +7,11 @@ enclosing workspace roots too), and then the file itself, opened beneath the
 root with no link followed and checked to be a regular file with one link.
 A path swapped for a link after ripgrep saw it fails that open and is dropped.
 Each folder is checked once per call (its names, its ignore files); a file in it then
-costs only the checks of its own name, with the same rules and the same answers.
+costs only the checks of its own name, with the same rules and the same answers. What
+the rules alone decide is remembered across calls: a folder's `FolderCheck`, reused only
+when this call's walk found the very same ignore files for it, and the answers by name
+under the same ignore files; the walk itself (ignore files opened through the jail) and
+the file checks are done afresh by every call.
 
 Runs in a worker thread (it is CPU and syscall work); one instance per call.
 """
@@ -18,6 +22,7 @@ import asyncio
 import os
 import re
 import stat
+from itertools import compress
 from typing import Literal
 
 from lantern.errors import ToolError
@@ -217,17 +222,14 @@ class FolderCheck:
         """Which of `names` (their indexes), files in this folder, `allows`."""
         memo = self._memo
         if memo is not None:  # `allows`, remembered by name (a name with an alias aside)
-            allows = self.allows
-            found: list[int] = []
-            for i, name in enumerate(names):
-                ok = memo.get(name)
-                if ok is None:
-                    ok = allows(name)
-                    if not has_alias(name) and len(memo) < _MAX_MEMO_NAMES:
-                        memo[name] = ok  # (the alias form's check may look at the folder)
-                if ok:
-                    found.append(i)
-            return found
+            oks = list(map(memo.get, names))
+            if None in oks:
+                for i, name in enumerate(names):
+                    if oks[i] is None:
+                        ok = oks[i] = self.allows(name)
+                        if not has_alias(name) and len(memo) < _MAX_MEMO_NAMES:
+                            memo[name] = ok  # (the alias form's check may look at the folder)
+            return list(compress(range(len(names)), oks))
         if len(self._checks) == 1:
             policy, _, kinds, views, pairs_with, folder_alias = self._checks[0]
             if not policy.deny_globs and pairs_with is None and not folder_alias:
@@ -261,13 +263,11 @@ def _kinds(full: tuple[str, ...], chain: Chain) -> _Kinds:
 
 def _same_files(known: Chain, chain: Chain) -> bool:
     """Whether two chains hold the same ignore files (the same compiled rules, by identity)."""
-    return known is chain or (
-        len(known) == len(chain)
-        and all(
-            a[0] == b[0] and a[1] == b[1] and a[2] is b[2]
-            for a, b in zip(known, chain, strict=True)
-        )
-    )
+    return known is chain or (len(known) == len(chain) and all(map(_same_file, known, chain)))
+
+
+def _same_file(a: tuple[int, str, CompiledRules], b: tuple[int, str, CompiledRules]) -> bool:
+    return a[2] is b[2] and a[0] == b[0] and a[1] == b[1]
 
 
 def split_rel(name: str) -> tuple[str, ...]:
