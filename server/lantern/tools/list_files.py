@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from operator import itemgetter
+from itertools import groupby
+from operator import itemgetter, methodcaller
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -27,6 +28,7 @@ from lantern.workspace.ignore.files import NeedsWorker, inline_now
 from lantern.workspace.roots import Opened
 
 _INLINE_DEPTH = 32  # deeper names are checked in a worker thread
+_SPLIT = methodcaller("rpartition", "/")  # a name's folder, "/", base name
 DESCRIPTION = (
     "List files under a workspace folder (default: the whole workspace), with sizes. "
     "Honours .gitignore and .lanternignore and leaves out secrets. Use `glob` "
@@ -68,7 +70,7 @@ class _Names:
 
     def __init__(self, check: ResultFilter) -> None:
         self.check = check
-        self.allowed: list[tuple[str, tuple[str, ...], str]] = []  # name, folder, base name
+        self.allowed: list[str] = []  # names as rg wrote them
         self._rest = b""
         self._queue: list[str] = []
         self._next = 0
@@ -79,12 +81,11 @@ class _Names:
         cut = len(data) if final else data.rfind(b"\0") + 1
         self._rest = data[cut:]
         if cut:  # one decode for the batch: NUL never occurs inside a name
-            self._queue += [name for name in os.fsdecode(data[:cut]).split("\0") if name]
+            self._queue += os.fsdecode(data[:cut]).split("\0")
         queue, check, folders, allowed = self._queue, self.check, self._folders, self.allowed
         i = self._next
-        try:
-            while i < len(queue):  # one run of names in the same folder at a time
-                where, _, base = queue[i].rpartition("/")
+        try:  # one run of names in the same folder at a time
+            for where, run in groupby(map(_SPLIT, queue[i:]), key=itemgetter(0)):
                 known = folders.get(where)
                 if known is None:
                     folder = split_rel(where)
@@ -93,25 +94,20 @@ class _Names:
                     known = folders[where] = (folder, check.folder_rules(folder))
                 elif len(known[0]) >= _INLINE_DEPTH and inline_now():
                     raise NeedsWorker
-                folder, rules = known
-                if base in ("", "."):  # never from rg: checked as a whole path
-                    rel = split_rel(queue[i])
-                    if check.name_allowed(rel):
-                        allowed.append((queue[i], rel[:-1], rel[-1]))
-                    i += 1
-                    continue
-                end = i + 1
-                bases = [base]
-                while end < len(queue):
-                    here, _, base = queue[end].rpartition("/")
-                    if here != where or base in ("", "."):
-                        break
-                    bases.append(base)
-                    end += 1
-                allowed += [
-                    (queue[i + k], folder, bases[k]) for k in check.allowed_names(rules, bases)
-                ]
-                i = end
+                bases = [base for _, _, base in run]
+                if "" in bases or "." in bases:  # never from rg: checked as whole paths
+                    at = [k for k, base in enumerate(bases) if base not in ("", ".")]
+                    found = [
+                        name
+                        for name, base in zip(queue[i : i + len(bases)], bases, strict=True)
+                        if base in ("", ".") and name and check.name_allowed(split_rel(name))
+                    ]  # all of the run, or (NeedsWorker) none of it
+                    kept = check.allowed_names(known[1], [bases[k] for k in at])
+                    allowed += found
+                    allowed += [queue[i + at[k]] for k in kept]
+                else:
+                    allowed += [queue[i + k] for k in check.allowed_names(known[1], bases)]
+                i += len(bases)
         finally:
             self._next = i
         del queue[:i]
@@ -147,20 +143,17 @@ async def _list(
 
 
 def _rows(
-    check: ResultFilter,
-    allowed: list[tuple[str, tuple[str, ...], str]],
-    ctx: ToolContext,
-    room: int,
+    check: ResultFilter, allowed: list[str], ctx: ToolContext, room: int
 ) -> tuple[list[str], int]:
     """Rows for the first `room` allowed files by name (each looked up through the jail),
     and the total."""
     rows: list[str] = []
     total = len(allowed)
-    allowed.sort(key=itemgetter(0))  # names are unique: the name alone orders them
-    for _name, folder, base in allowed:
+    allowed.sort()
+    for name in allowed:
         if len(rows) >= room:
             break
-        rel = (*folder, base)
+        rel = split_rel(name)
         st = check.stat_file(rel)
         if st is None:
             total -= 1

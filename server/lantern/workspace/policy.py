@@ -222,6 +222,14 @@ def sensitive_pair(folder: str, name: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _folder_sensitive(folder: tuple[str, ...]) -> bool:
+    """`Policy.folder_sensitive` (it looks at names alone: remembered by folder)."""
+    if any(sensitive_component(name) for name in folder):
+        return True
+    return any(sensitive_pair(a, b) for a, b in itertools.pairwise(folder))
+
+
 _PAIR_FOLDERS = frozenset(folder for folder, _ in SENSITIVE_PAIRS)
 
 
@@ -275,9 +283,7 @@ class Policy:
     @staticmethod
     def folder_sensitive(folder: Sequence[str]) -> bool:
         """Whether a name or a pair of names inside `folder` itself is sensitive."""
-        if any(sensitive_component(name) for name in folder):
-            return True
-        return any(sensitive_pair(a, b) for a, b in itertools.pairwise(folder))
+        return _folder_sensitive(tuple(folder))
 
     def child_refusal(
         self, folder: Sequence[str], name: str, *, is_dir: bool = False

@@ -7,7 +7,11 @@ enclosing workspace roots too), and then the file itself, opened beneath the
 root with no link followed and checked to be a regular file with one link.
 A path swapped for a link after ripgrep saw it fails that open and is dropped.
 Each folder is checked once per call (its names, its ignore files); a file in it then
-costs only the checks of its own name, with the same rules and the same answers.
+costs only the checks of its own name, with the same rules and the same answers. What
+the rules alone decide is remembered across calls: a folder's `FolderCheck`, reused only
+when this call's walk found the very same ignore files for it, and the answers by name
+under the same ignore files; the walk itself (ignore files opened through the jail) and
+the file checks are done afresh by every call.
 
 Runs in a worker thread (it is CPU and syscall work); one instance per call.
 """
@@ -18,16 +22,23 @@ import asyncio
 import os
 import re
 import stat
+from itertools import compress
 from typing import Literal
 
 from lantern.errors import ToolError
 from lantern.escaping import escape_line
 from lantern.tools.ripgrep.process import ignore_file as ripgrep_ignore_flags
 from lantern.workspace.ignore.compiled import CompiledRules, FilesIn
-from lantern.workspace.ignore.files import IGNORE_FILES, IgnoreWalk, NeedsWorker, inline_only
+from lantern.workspace.ignore.files import (
+    IGNORE_FILES,
+    Chain,
+    IgnoreWalk,
+    NeedsWorker,
+    inline_only,
+)
 from lantern.workspace.jail import open_beneath, real_components
 from lantern.workspace.names import has_alias
-from lantern.workspace.policy import pair_folder, sensitive_component, sensitive_pair
+from lantern.workspace.policy import Policy, pair_folder, sensitive_component, sensitive_pair
 from lantern.workspace.roots import Opened, Root, Target, Workspace
 
 _Kinds = tuple[list[tuple[CompiledRules, tuple[str, ...]]], ...]
@@ -132,6 +143,38 @@ def _ignored_files(views: tuple[list[FilesIn], ...], name: str) -> bool:
     return False
 
 
+_MAX_MEMOS = 1 << 12  # chains of ignore files whose answers by name are remembered
+_MAX_MEMO_NAMES = 1 << 18  # names remembered, all chains together
+# Answers by name for the files of folders where only names decide (`FolderCheck._memo`),
+# by the chain of ignore files: (the rules, kept so that their ids stay theirs; answers).
+_MEMOS: dict[tuple[int, ...], tuple[tuple[CompiledRules, ...], dict[str, bool]]] = {}
+
+
+def _names_memo(views: tuple[list[FilesIn], ...]) -> dict[str, bool] | None:
+    """The remembered answers for a folder whose ignore files decide by name alone (the
+    same rules in the same order give the same answer to a name, in any folder, and the
+    compiled rules never change), or None when some rule here looks at the folder."""
+    chain: list[CompiledRules] = []
+    key: list[int] = []
+    for of_kind in views:
+        for files in of_kind:
+            rules = files.rules
+            if rules is None:
+                return None
+            chain.append(rules)
+            key.append(id(rules))
+        key.append(-1)  # where one kind of ignore file ends
+    found = _MEMOS.get(tuple(key))
+    if found is None:
+        if len(_MEMOS) >= _MAX_MEMOS or sum(len(memo) for _, memo in _MEMOS.values()) >= (
+            _MAX_MEMO_NAMES
+        ):
+            _MEMOS.clear()
+            _CHECKS.clear()  # nothing keeps a memo that is no longer counted
+        found = _MEMOS[tuple(key)] = (tuple(chain), {})
+    return found[1]
+
+
 class FolderCheck:
     """What decides for the files of one folder (`ResultFilter.folder_rules`): for each
     root whose rules apply, the root, the folder's full path, and for each kind of
@@ -153,6 +196,11 @@ class FolderCheck:
             )
             for root, full, kinds in chains
         ]
+        self._memo: dict[str, bool] | None = None  # answers by name, when names alone decide
+        if len(self._checks) == 1:
+            policy, _, _, views, pairs_with, folder_alias = self._checks[0]
+            if not policy.deny_globs and pairs_with is None and not folder_alias:
+                self._memo = _names_memo(views)
 
     def allows(self, name: str) -> bool:
         """Whether the file `name` in this folder may be shown (`ResultFilter.allowed_in`)."""
@@ -172,6 +220,16 @@ class FolderCheck:
 
     def allowed(self, names: list[str]) -> list[int]:
         """Which of `names` (their indexes), files in this folder, `allows`."""
+        memo = self._memo
+        if memo is not None:  # `allows`, remembered by name (a name with an alias aside)
+            oks = list(map(memo.get, names))
+            if None in oks:
+                for i, name in enumerate(names):
+                    if oks[i] is None:
+                        ok = oks[i] = self.allows(name)
+                        if not has_alias(name) and len(memo) < _MAX_MEMO_NAMES:
+                            memo[name] = ok  # (the alias form's check may look at the folder)
+            return list(compress(range(len(names)), oks))
         if len(self._checks) == 1:
             policy, _, kinds, views, pairs_with, folder_alias = self._checks[0]
             if not policy.deny_globs and pairs_with is None and not folder_alias:
@@ -187,6 +245,29 @@ class FolderCheck:
 
 
 FolderRules = FolderCheck | None  # see ResultFilter.folder_rules
+_MAX_CHECKS = 1 << 15
+# A folder's FolderCheck by its policy and path, with the ignore files it was built from:
+# the same policy, path and ignore files (the very same compiled rules) give the same
+# check, so a later call reuses it once its own walk has found the same ignore files.
+_CHECKS: dict[tuple[int, tuple[str, ...]], tuple[Policy, Chain, FolderCheck]] = {}
+
+
+def _kinds(full: tuple[str, ...], chain: Chain) -> _Kinds:
+    """For each kind of ignore file, the files of `chain` (deepest first), each with the
+    folder's path below it."""
+    return tuple(
+        [(rules, full[depth:]) for depth, k, rules in reversed(chain) if k == kind]
+        for kind in IGNORE_FILES
+    )
+
+
+def _same_files(known: Chain, chain: Chain) -> bool:
+    """Whether two chains hold the same ignore files (the same compiled rules, by identity)."""
+    return known is chain or (len(known) == len(chain) and all(map(_same_file, known, chain)))
+
+
+def _same_file(a: tuple[int, str, CompiledRules], b: tuple[int, str, CompiledRules]) -> bool:
+    return a[2] is b[2] and a[0] == b[0] and a[1] == b[1]
 
 
 def split_rel(name: str) -> tuple[str, ...]:
@@ -266,7 +347,7 @@ class ResultFilter:
         """What applies to the files of `folder` (a `FolderCheck`); None when the folder
         itself is refused (a sensitive name, ignored, an unreadable ignore file on the way)."""
         parts = (*self.target.parts, *folder)
-        chains: list[tuple[Root, tuple[str, ...], _Kinds]] = []
+        levels: list[tuple[Root, tuple[str, ...], Chain]] = []
         for root, prefix, _fd, walk in self._walks:
             full = (*prefix, *parts)
             if root.policy.folder_sensitive(full):
@@ -274,12 +355,19 @@ class ResultFilter:
             level = walk.level(full)
             if level.refusal is not None:
                 return None
-            kinds = tuple(
-                [(rules, full[depth:]) for depth, k, rules in reversed(level.chain) if k == kind]
-                for kind in IGNORE_FILES
-            )
-            chains.append((root, full, kinds))
-        return FolderCheck(chains)
+            levels.append((root, full, level.chain))
+        if len(levels) > 1:
+            return FolderCheck([(root, full, _kinds(full, chain)) for root, full, chain in levels])
+        root, full, chain = levels[0]
+        key = (id(root.policy), full)
+        known = _CHECKS.get(key)
+        if known is not None and known[0] is root.policy and _same_files(known[1], chain):
+            return known[2]
+        check = FolderCheck([(root, full, _kinds(full, chain))])
+        if len(_CHECKS) >= _MAX_CHECKS:
+            _CHECKS.clear()
+        _CHECKS[key] = (root.policy, chain, check)
+        return check
 
     def open_file(self, rel: tuple[str, ...]) -> tuple[int, os.stat_result] | None:
         """The file opened through the jail (caller closes), or None when it fails a check."""

@@ -69,6 +69,9 @@ class CompiledRules:
     _paths_by_folder: dict[str, dict[str, list[tuple[int, bool]]]] | None = None  # `_paths_below`
     _path_globs_by_depth: dict[int | None, list[_GlobEntry]] | None = None  # `_folder_globs`
     _any_folder: FilesIn | None = None  # `files_in` where only names count
+    # Verdicts for folders by path, when some pattern looks at the folders.
+    _dir_paths: dict[tuple[tuple[str, ...], str, bool], bool | None] = field(default_factory=dict)
+    _files_in: dict[tuple[str, ...], FilesIn] = field(default_factory=dict)  # by folder
 
     @classmethod
     def parse(cls, text: str, names: Names = EXACT) -> CompiledRules:
@@ -190,7 +193,17 @@ class CompiledRules:
         either form is ignored (`ignore.decide`)."""
         form = self.names.key if aliases else self.names.exact
         if self._by_name is None:
-            return self._verdict((*map(form, folder), form(name)), is_dir)
+            if not is_dir:
+                return self._verdict((*map(form, folder), form(name)), is_dir)
+            path = (folder, name, aliases)  # a folder: remembered by path (a walk's step)
+            try:
+                return self._dir_paths[path]
+            except KeyError:
+                pass
+            if len(self._dir_paths) >= _MAX_REMEMBERED:
+                self._dir_paths.clear()
+            found = self._dir_paths[path] = self._verdict((*map(form, folder), form(name)), True)
+            return found
         remembered = (name, is_dir, aliases)  # only the name counts: remember it
         try:
             return self._by_name[remembered]
@@ -253,6 +266,17 @@ class CompiledRules:
         ignore file), with what depends on the folder worked out here, once."""
         if self._by_name is not None:  # only names count: the same in every folder
             return self._names_alone()
+        try:
+            return self._files_in[folder]
+        except KeyError:
+            pass
+        if len(self._files_in) >= _MAX_REMEMBERED:
+            self._files_in.clear()
+        found = self._files_in[folder] = self._narrow(folder)
+        return found
+
+    def _narrow(self, folder: tuple[str, ...]) -> FilesIn:
+        """`files_in`, worked out (the rules never change: remembered by folder)."""
         names = self.names
         comps = [names.exact(part) for part in folder] if names.folds or names.nfc else [*folder]
         fixed = _NO_MATCH
@@ -348,6 +372,15 @@ class FilesIn:
         self._fixed = fixed  # the last rule that matches every file here, or (-1, False)
         self._paths = paths  # literal anchored paths in this folder, by name
         self._by_name = by_name  # later than `fixed`, last first
+
+    @property
+    def rules(self) -> CompiledRules | None:
+        """The ignore file, when only the name decides here (no rule that looks at folders
+        can match a file of this folder): then `verdict(name)` is a function of the rules
+        and `name` alone, the same in every such folder."""
+        if self._fixed is _NO_MATCH and not self._paths and not self._by_name:
+            return self._rules
+        return None
 
     def verdict(self, name: str) -> bool | None:
         """True (ignored), False (re-included) or None, for the file `name` here."""
