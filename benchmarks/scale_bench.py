@@ -227,6 +227,11 @@ async def interleaved(
     calls[0] = kept
     for call in calls if warm_lantern else calls[1:]:
         await call()
+    return first[0], await timed_rounds(calls, rounds)
+
+
+async def timed_rounds(calls: Sequence[Call], rounds: int) -> list[Cost]:
+    """The median cost of each call over `rounds` rounds, each in an order rotated by one."""
     walls: list[list[float]] = [[] for _ in calls]
     cpus: list[list[float]] = [[] for _ in calls]
     for r in range(rounds):
@@ -235,10 +240,9 @@ async def interleaved(
             await calls[i]()
             walls[i].append(time.perf_counter() - started)
             cpus[i].append(cpu_now() - cpu)
-    costs = [
+    return [
         Cost(statistics.median(w), statistics.median(c)) for w, c in zip(walls, cpus, strict=True)
     ]
-    return first[0], costs
 
 
 def rg(root: Path, *args: str) -> Call:
@@ -375,7 +379,34 @@ async def list_figures(p: Profile, ws: Workspace, rounds: Rounds, report: Report
         note = f"{result.content.splitlines()[0]} | rg --files lists {listed:,}"
         name = f"list_files {label}" + (f" ({path})" if path != "." else "")
         report.add(Row(name, t_lantern, f"rg --files {path}", t_plain, 1.2, note))
+        if path == ".":
+            first = await first_listing(p, rounds.quick)
+            report.add(
+                Row("first call in a new process", first, "rg --files .", t_plain, None, sub=True)
+            )
         report.add(Row("Lantern's argv", t_lantern, "rg, Lantern's argv", t_exact, None, sub=True))
+
+
+async def first_listing(p: Profile, rounds: int) -> Cost:
+    """`list_files` of the root as a new process's first call (what it remembers across
+    calls still empty): `lantern tool list_files` less `lantern tool read_file` of a small
+    file, which costs the same start-up."""
+
+    def cli(*args: str) -> Call:
+        argv = [*server_bench.LANTERN_CLI, "tool", *args, "--workspace", str(p.root)]
+
+        async def call() -> object:
+            return subprocess.run(argv, capture_output=True, check=True).stdout
+
+        return call
+
+    listed = tools_bench.run_rg(["--files"], cwd=p.root).decode().splitlines()
+    small = min((f for f in listed if "/." not in f"/{f}"), key=len)
+    listing, start = await timed_rounds(
+        [cli("list_files", '{"path": "."}'), cli("read_file", json.dumps({"path": small}))],
+        rounds,
+    )
+    return Cost(listing.wall - start.wall, listing.cpu - start.cpu)
 
 
 DEFINITION = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+) ")
