@@ -4,7 +4,7 @@
 // approval clock or an opened divider, and a replaced part gives the focus to the same
 // control in its successor (media/focus.ts).
 
-import { activityRow } from "../src/activity";
+import { activityRow, unbrokenRanges } from "../src/activity";
 import { referenceTitle } from "../src/citations";
 import type { ToolEvent, TurnRecord } from "../src/protocol";
 import { approvalSignature, renderApproval } from "./approval";
@@ -54,7 +54,7 @@ function tools(list: readonly ToolEvent[]): HTMLElement {
   const rows = list.map((event) => {
     const row = activityRow(event);
     const item = element("li", `tool status-${row.status}`);
-    const target = element("span", "tool-target", row.target);
+    const target = element("span", "tool-target", unbrokenRanges(row.target));
     target.title = row.target;
     item.append(element("span", "tool-name", row.tool), target, element("span", "tool-status", row.statusText));
     if (row.detail) item.append(element("span", "tool-detail", row.detail));

@@ -72,3 +72,9 @@ export function activityRow(event: ToolEvent): ActivityRow {
     waited: waitMs > 0 && event.status !== "awaiting_approval" ? `waited ${formatSeconds(waitMs)} for you` : "",
   };
 }
+
+/** `text` for display in a narrow row: a number range (`1–400`) is kept on one line by word
+ * joiners around its dash, which screen readers do not read; the rest may wrap anywhere. */
+export function unbrokenRanges(text: string): string {
+  return text.replace(/(\d)–(?=\d)/g, "$1\u2060–\u2060");
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { activityRow, formatBytes, formatSeconds, formatTimeLeft } from "../src/activity";
+import { activityRow, formatBytes, formatSeconds, formatTimeLeft, unbrokenRanges } from "../src/activity";
 import type { ToolEvent } from "../src/protocol";
 
 const base: ToolEvent = {
@@ -66,4 +66,11 @@ test("waits and time left read as a person would say them", () => {
   assert.equal(formatTimeLeft(9_200), "10 s left");
   assert.equal(formatTimeLeft(0), "");
   assert.equal(formatTimeLeft(-5), "");
+});
+
+test("a number range in a row's target stays on one line; the text reads the same", () => {
+  const shown = unbrokenRanges("src/app.py · lines 1–400, 12–13");
+  assert.equal(shown, "src/app.py · lines 1\u2060–\u2060400, 12\u2060–\u206013");
+  assert.equal(shown.replaceAll("\u2060", ""), "src/app.py · lines 1–400, 12–13");
+  assert.equal(unbrokenRanges("a–b 3 – 4"), "a–b 3 – 4");
 });
