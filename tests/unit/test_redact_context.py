@@ -132,3 +132,18 @@ def test_hits_past_the_end_are_left_out_with_or_without_a_last_line_end() -> Non
         lines, _ = whole_lines(data)
         found, _ = hit_texts(data, [1, 2, 3, 4])
         assert sorted(found) == list(range(1, len(lines) + 1))
+
+
+@pytest.mark.parametrize("sep", SEPS)
+def test_hit_lines_far_apart_in_a_large_file_are_the_lines_asked_for(sep: str) -> None:
+    rng = random.Random(len(sep))
+    widths = [0, 0, 3, 12, 40, 120, 3000]  # many lines to a piece, and lines longer than one
+    lines = [f"{'x' * rng.choice(widths)}{i}" for i in range(20000)]
+    data = _data(lines, sep, end=sep != "\r")
+    total = len(lines)
+    picks = [sorted(rng.sample(range(1, total + 1), 40)), [1, total], [total // 2, total // 2 + 1]]
+    for numbers in [*picks, list(range(total - 5, total + 3))]:
+        found, _ = hit_texts(data, numbers)
+        assert {n: hit.original for n, hit in found.items()} == {
+            n: lines[n - 1] for n in numbers if n <= total
+        }
