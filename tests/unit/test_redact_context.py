@@ -142,6 +142,7 @@ def test_hit_lines_far_apart_in_a_large_file_are_the_lines_asked_for(sep: str) -
     data = _data(lines, sep, end=sep != "\r")
     total = len(lines)
     picks = [sorted(rng.sample(range(1, total + 1), 40)), [1, total], [total // 2, total // 2 + 1]]
+    picks += [list(range(start, total + 3, step)) for start, step in ((1, 33), (7, 61), (2, 250))]
     for numbers in [*picks, list(range(total - 5, total + 3))]:
         found, _ = hit_texts(data, numbers)
         assert {n: hit.original for n, hit in found.items()} == {
