@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from lantern.errors import ToolError
@@ -37,25 +37,27 @@ from lantern.workspace.lines import (
     bom_encoding,
     count_breaks,
     ends_open,
-    line_above,
+    line_end,
     line_start,
     lines_from,
     looks_binary,
     split_lines,
     split_text,
 )
-from lantern.workspace.redact.redactor import BLOCK_HINT, CUT_MARGIN, YAML_HINT, redact
+from lantern.workspace.redact.redactor import BLOCK_HINT, CUT_MARGIN, redact
+from lantern.workspace.redact_context import ContextAbove, YamlHint, yaml_above
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_OUTPUT_BYTES = 32 * 1024
 MAX_LINE_CHARS = 2000
-_MAX_CONTEXT_LINES = 256  # walked back to find the unindented line a YAML value hangs from
-_INDENTED_OR_BLANK = (b" ", b"\t", b"\r", b"\n")
 # Controls other than TAB, C1 (NEL), line/paragraph separators, bidi embeddings/isolates.
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _CONTROL = re.compile(f"[\n{_CONTROLS}]")
 _CONTROL_IN_LINES = re.compile(f"[{_CONTROLS}]")  # the same, but for "\n" between lines
 _SHORT = {"\r": "\\r", "\n": "\\n", "\x0b": "\\v", "\x0c": "\\f"}
+_FIRST_PIECE = 1 << 12  # `_line_starts` counts line ends in pieces of these bytes,
+_LAST_PIECE = 1 << 16  # growing up to this,
+_FEW_LINES = 32  # and finds the last few one by one
 
 
 @dataclass(frozen=True)
@@ -145,24 +147,12 @@ def _slow_window(data: bytes, rel: str, offset: int, want: int) -> _Picked:
     return _Picked(total, texts, offset - 1, count, replaced, whole=True)
 
 
-def _context_start(data: bytes, start: int) -> int | None:
-    """Where to start redacting for a window at byte `start`: the nearest unindented line
-    above it (a YAML value cannot hang from a key above that), at least one line up.
-
-    None when no such line is near and a YAML key with its value below may be above:
-    then the whole text must be redacted.
-    """
-    pos = start
-    for _ in range(_MAX_CONTEXT_LINES):
-        if pos == 0:
-            return 0
-        pos = line_above(data, pos)
-        if data[pos : pos + 1] not in _INDENTED_OR_BLANK:
-            return pos
-    head = data[:pos]
-    if head.find(b"\r") >= 0:  # YAML_HINT's `^` and `$` know only `\n` (and `\r\n`)
-        head = b"\n".join(split_lines(head))
-    return pos if YAML_HINT.search(head) is None else None
+def _context_start(data: bytes, start: int, line: int) -> int | None:
+    """Where to start redacting for a window at byte `start`, line `line` (0-based); None
+    when a YAML key with its value below may be above that: then the whole text must be
+    redacted."""
+    context = ContextAbove(data)(line, start)
+    return context.start if context.reached or not yaml_above(data[: context.start]) else None
 
 
 def _fast_window(data: bytes, rel: str, offset: int, want: int) -> _Picked | None:
@@ -185,7 +175,7 @@ def _fast_window(data: bytes, rel: str, offset: int, want: int) -> _Picked | Non
     chosen, end = lines_from(data, start, count + 1)  # one line of context below
     if BLOCK_HINT.search(data, 0, end) is not None:
         return None
-    above = _context_start(data, start)
+    above = _context_start(data, start, offset - 1)
     if above is None:
         return None
     before, _ = _decode_all(split_lines(data[above:start])[:-1])
@@ -253,9 +243,9 @@ def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], 
     whether a match lies inside a secret. Numbers past the end are left out; NUL bytes
     raise `binary_file`.
 
-    Costs a split of the file and one redaction of each run of hit lines with their
-    context (runs whose contexts overlap are redacted together, so no line is redacted
-    twice; hit lines whole, context lines cut), or one redaction of the whole text when
+    Costs one redaction of each run of hit lines with their context (runs whose contexts
+    overlap are redacted together, so no line is redacted twice; hit lines whole, context
+    lines cut), found without splitting the file; or one redaction of the whole text when
     the file may hold a key block.
     """
     wanted = sorted({n for n in numbers if n >= 1})
@@ -265,49 +255,103 @@ def hit_texts(data: bytes, numbers: Iterable[int]) -> tuple[dict[int, HitLine], 
         return _hits_in_whole(data, wanted)
     if looks_binary(data):
         raise binary_error("file")
-    raw = split_lines(data)
-    if raw and raw[-1] == b"":
-        raw.pop()
-    wanted = [n for n in wanted if n <= len(raw)]
-    runs = _runs(raw, wanted)
+    runs = _runs(data, wanted)
     if runs is None:
         return _hits_in_whole(data, wanted)
-    return _hits_in_runs(raw, runs)
+    return _hits_in_runs(data, runs)
 
 
-def _runs(raw: list[bytes], wanted: list[int]) -> list[tuple[int, list[int]]] | None:
-    """The hit lines `wanted` (in order) in runs redacted together: each run's first
-    line of context and its hit numbers, in order. Runs whose contexts overlap or touch
-    are one. None when a hit's context cannot be found by walking back (`_context_index`):
-    the whole text is redacted then."""
-    hint = _YamlHint(raw)
-    runs: list[tuple[int, list[int]]] = []
-    for number in wanted:
-        first = _context_index(raw, number - 1, hint)
-        if first is None:
+@dataclass
+class _Run:
+    """Hit lines redacted together with their context."""
+
+    start: int  # byte index of the first line of context
+    first: int  # its line, 0-based
+    hits: list[tuple[int, int]]  # each hit line's number (1-based) and byte index, in order
+
+
+def _runs(data: bytes, wanted: list[int]) -> list[_Run] | None:
+    """The hit lines `wanted` (in order; those past the end left out) in runs redacted
+    together. Runs whose contexts overlap or touch are one. None when a hit's context
+    is cut at `MAX_CONTEXT_LINES` and a YAML key may be above it: the whole text is
+    redacted then."""
+    hint = YamlHint(data)
+    context = ContextAbove(data)
+    runs: list[_Run] = []
+    for number, at in _line_starts(data, wanted):
+        above = context(number - 1, at)
+        if not above.reached and hint.above(above.line):
             return None
-        if runs and first <= runs[-1][1][-1] + 1:  # overlaps the run before (or touches it)
-            runs[-1][1].append(number)
+        # Overlaps the run before (whose last line of context is its last hit's number)?
+        if runs and above.line <= runs[-1].hits[-1][0] + 1:
+            runs[-1].hits.append((number, at))
         else:
-            runs.append((first, [number]))
+            runs.append(_Run(above.start, above.line, [(number, at)]))
     return runs
 
 
-def _hits_in_runs(
-    raw: list[bytes], runs: list[tuple[int, list[int]]]
-) -> tuple[dict[int, HitLine], dict[str, int]]:
+def _line_starts(data: bytes, numbers: list[int]) -> Iterator[tuple[int, int]]:
+    """Each of the line `numbers` (1-based, in order) that `data` holds, with the byte
+    index where it starts. Without a CR in `data`, the line ends are counted in pieces
+    that grow, and the piece holding the wanted one is halved until few are left: no
+    copy of the bytes, however far apart the lines are."""
+    if data.find(b"\r") >= 0:  # a lone CR ends a line too: `line_start` knows
+        line, pos = 1, 0
+        for number in numbers:
+            at = line_start(data, number - line + 1, pos)
+            if at is None or at >= len(data):
+                return
+            line, pos = number, at
+            yield number, at
+        return
+    line, pos = 1, 0
+    for number in numbers:
+        left, step = number - line, _FIRST_PIECE  # line ends to pass
+        while left > 0:
+            end = min(len(data), pos + step)
+            found = data.count(b"\n", pos, end)
+            if found < left:
+                if end == len(data):
+                    return
+                pos, left, step = end, left - found, min(2 * step, _LAST_PIECE)
+                continue
+            while left > _FEW_LINES:  # data[pos:end] holds the wanted line end
+                middle = (pos + end) // 2
+                below = data.count(b"\n", pos, middle)
+                if below >= left:
+                    end = middle
+                else:
+                    pos, left = middle, left - below
+            for _ in range(left):
+                pos = data.index(b"\n", pos) + 1
+            left = 0
+        if pos >= len(data):
+            return
+        line = number
+        yield number, pos
+
+
+def _below_end(data: bytes, at: int) -> int:
+    """Where the line below the line at byte `at` ends (without its line end); where the
+    line at `at` ends when it is the last."""
+    end = line_end(data, at)
+    below = end + (2 if data[end : end + 2] == b"\r\n" else 1)
+    return end if below >= len(data) else line_end(data, below)
+
+
+def _hits_in_runs(data: bytes, runs: list[_Run]) -> tuple[dict[int, HitLine], dict[str, int]]:
     """`hit_texts` for each run of `_runs`: its lines redacted together, with one line
     of context below; hit lines whole, context lines cut."""
     found: dict[int, HitLine] = {}
     counts: dict[str, int] = {}
-    for first, hits in runs:
-        texts, _ = _decode_all(raw[first : hits[-1] + 1])  # one line of context below
-        whole = {number - 1 - first for number in hits}
+    for run in runs:
+        texts, _ = _decode_all(split_lines(data[run.start : _below_end(data, run.hits[-1][1])]))
+        whole = {number - 1 - run.first for number, _ in run.hits}
         cut = [t if i in whole else t[: MAX_LINE_CHARS + CUT_MARGIN] for i, t in enumerate(texts)]
         redacted = redact("\n".join(cut))
         out = redacted.text.split("\n")
-        for number in hits:
-            at = number - 1 - first
+        for number, _ in run.hits:
+            at = number - 1 - run.first
             shown, _ = _fit_line(out[at], len(texts[at]), escape_content)
             found[number] = HitLine(shown, out[at], texts[at])
             for rule, count in redacted.counts_in(at, at).items():
@@ -321,32 +365,6 @@ def whole_lines(data: bytes) -> tuple[list[str], list[str]]:
     escaped. NUL bytes raise `binary_file`."""
     picked = _slow_window(data, "file", 1, 0)
     return picked.texts, redact("\n".join(picked.texts)).text.split("\n")
-
-
-class _YamlHint:
-    """Whether `YAML_HINT` matches lines [0, n) of a split file, for any n, searched once:
-    the pattern never crosses a line, so that is whether its first match is above n."""
-
-    def __init__(self, raw: list[bytes]) -> None:
-        self._raw = raw
-        self._first: int | None = None  # line of the first match; len(raw) when none
-
-    def above(self, n: int) -> bool:
-        if self._first is None:
-            joined = b"\n".join(self._raw)
-            match = YAML_HINT.search(joined)
-            self._first = len(self._raw) if match is None else joined.count(b"\n", 0, match.start())
-        return self._first < n
-
-
-def _context_index(raw: list[bytes], index: int, hint: _YamlHint) -> int | None:
-    """`_context_start` on split lines: the nearest unindented line above `index`."""
-    for first in range(index - 1, max(-1, index - 1 - _MAX_CONTEXT_LINES), -1):
-        if raw[first][:1] not in _INDENTED_OR_BLANK and raw[first]:
-            return first
-    if index - _MAX_CONTEXT_LINES <= 0:
-        return 0
-    return index - _MAX_CONTEXT_LINES if not hint.above(index - _MAX_CONTEXT_LINES) else None
 
 
 def _hits_in_whole(data: bytes, wanted: list[int]) -> tuple[dict[int, HitLine], dict[str, int]]:

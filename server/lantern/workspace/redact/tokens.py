@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from lantern.workspace.redact.lazy import Lazy
+from lantern.workspace.redact.literals import Literals
 from lantern.workspace.redact.saas import HINTED_RULES, PREFIX_OF, SAAS_RULES
 from lantern.workspace.redact.values import Edit, LineOf, Span, apply_edits, marker
 
@@ -62,11 +64,26 @@ TOKEN_RULES: list[tuple[str, Lazy, Callable[[str], bool] | None]] = [
 ]
 
 
+# The literal prefixes and hints, all found in one scan of a text before the rules run.
+# A rule's marker may add one (`[REDACTED:npm_token]` holds `npm_`): those few are asked
+# of the text as it is when their rule's turn comes, as every literal once was.
+_LITERALS = Literals([*PREFIX_OF.values(), *(hint for _, hint, _ in HINTED_RULES)])
+
+
+@cache
+def _in_markers() -> frozenset[str]:
+    """The literals that some marker of these rules holds."""
+    rules = {rule for rule, _, _ in TOKEN_RULES} | {rule for rule, _, _ in HINTED_RULES}
+    return frozenset(_LITERALS.held(" ".join(marker(rule) for rule in sorted(rules))))
+
+
 def tokens(text: str) -> tuple[str, list[Span]]:
     spans: list[Span] = []
+    held, marked = _LITERALS.held(text), _in_markers()
     for rule, pattern, check in TOKEN_RULES:
         prefix = PREFIX_OF.get(pattern)
-        if prefix is not None and prefix not in text:
+        absent = prefix is not None and prefix not in held
+        if absent and (prefix not in marked or prefix not in text):
             continue
         line_of = LineOf(text)
 
@@ -84,7 +101,7 @@ def tokens(text: str) -> tuple[str, list[Span]]:
 
         text = pattern.sub(replace, text)
     for rule, hint, pattern in HINTED_RULES:
-        if hint in text:
+        if hint in held or (hint in marked and hint in text):
             text = _sub_hinted(rule, pattern, text, spans)
     return text, spans
 
