@@ -227,7 +227,8 @@ async def interleaved(
     calls[0] = kept
     for call in calls if warm_lantern else calls[1:]:
         await call()
-    return first[0], await timed_rounds(calls, rounds)
+    costs = await timed_rounds(calls, rounds)
+    return first[0], costs  # without warm_lantern, first[0] is the first timed call's
 
 
 async def timed_rounds(calls: Sequence[Call], rounds: int) -> list[Cost]:
