@@ -61,16 +61,13 @@ import {
   ARTIFACTS_DIR,
   clickNotificationButton,
   getFreePort,
-  launchBrowser,
   log,
   openWorkbench,
   report,
   runCommand,
   runSuite,
   screenshot,
-  startCodeServer,
   tearDown,
-  timed,
   waitForNotification,
   waitForTab,
 } from './harness.mjs';
@@ -86,8 +83,8 @@ import {
   lastTurn,
   makeWorkspace,
   never,
+  openLanternWorkbench,
   panel,
-  pathWithoutLantern,
   readApp,
   sleep,
   startFake,
@@ -97,13 +94,11 @@ import {
   waitAnswer,
   waitProgressClosed,
   waitToolStatus,
-  isolatedEnv,
   prepareProfile,
 } from './helpers.mjs';
 import { answerApprovalInView, openLanternView, waitPendingApproval } from './view.mjs';
 
 const TITLES = ['Allow', 'Allow in Chat', 'Always Allow', 'Deny'];
-const VIEWPORT = { width: 1024, height: 768 };
 
 // ------------------------------------------------------------------ UI helpers
 
@@ -602,47 +597,22 @@ async function main() {
   const results = [];
 
   let root;
-  let server;
-  let browser;
-  let page;
   let fake;
   let hostile;
+  const opened = {}; // what openLanternWorkbench started, for tearDown also when it failed
   try {
     const dirs = await prepareProfile('lantern-e2e-');
     root = dirs.root;
-    const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+    const { workspace, fakeDir } = dirs;
 
-    const fakePort = await getFreePort();
     const otherPort = await getFreePort();
     const hostileWorkspace = path.join(root, 'hostile');
     hostile = { marker: path.join(root, 'hostile-command-ran'), other: undefined };
     await makeHostileWorkspace(hostileWorkspace, { marker: hostile.marker, otherPort });
     // No Lantern for code-server other than the one in the .vsix: not on PATH, not importable.
-    const { env, dataHome } = await isolatedEnv(path.join(root, 'home'), {
-      LANTERN_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
-      LANTERN_MODEL: 'fake-model',
-      OLLAMA_HOST: '127.0.0.1:9',
-    });
+    const userSettings = process.env.LANTERN_E2E_SERVER_COMMAND ? { 'lantern.server.command': JSON.parse(process.env.LANTERN_E2E_SERVER_COMMAND) } : {};
+    const { fakePort, dataHome, server, page } = await openLanternWorkbench(opened, dirs, { userSettings });
     log('checked: no lantern on PATH and none importable by python3 for code-server');
-    server = await timed('start code-server', () =>
-      startCodeServer({
-        workspace,
-        userDataDir,
-        extensionsDir,
-        env,
-        userSettings: {
-          ...(process.env.LANTERN_E2E_SERVER_COMMAND
-            ? { 'lantern.server.command': JSON.parse(process.env.LANTERN_E2E_SERVER_COMMAND) }
-            : {}),
-          'workbench.tips.enabled': false,
-          'extensions.ignoreRecommendations': true,
-          'telemetry.telemetryLevel': 'off',
-        },
-      }),
-    );
-    browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await timed('open the workbench', () => openWorkbench(page, server.port, workspace));
     // Starts on first use: nothing of Lantern runs until a Lantern command does. No event
     // says "the extension host will activate nothing more", so watch for 3 s, failing early.
     await never('Lantern started before any Lantern command', async () => {
@@ -705,12 +675,12 @@ async function main() {
     if (timings.firstStart) log(`timings: first start ${timings.firstStart.toFixed(1)} s, later start ${timings.laterStart?.toFixed(1) ?? '?'} s`);
   } catch (err) {
     console.error(`e2e setup FAILED: ${err.stack || err}`);
-    if (page) await screenshot(page, 'e2e-setup-failure').catch(() => {});
-    if (server) console.error(`--- code-server output (tail):\n${tail(server.output())}`);
+    if (opened.page) await screenshot(opened.page, 'e2e-setup-failure').catch(() => {});
+    if (opened.server) console.error(`--- code-server output (tail):\n${tail(opened.server.output())}`);
     for (const s of scenarios.slice(results.length)) results.push({ label: `scenario ${s.n} (${s.name})`, ok: false });
   } finally {
     if (hostile?.other) await hostile.other.stop().catch(() => {});
-    await tearDown({ browser, fake, server, root });
+    await tearDown({ ...opened, fake, root });
   }
   return report(results, t0);
 }

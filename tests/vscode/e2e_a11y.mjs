@@ -39,24 +39,12 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
-import {
-  ARTIFACTS_DIR,
-  REPO_ROOT,
-  getFreePort,
-  launchBrowser,
-  log,
-  openWorkbench,
-  runScenarios,
-  runSuite,
-  screenshot,
-  startCodeServer,
-  timed,
-} from './harness.mjs';
+import { ARTIFACTS_DIR, REPO_ROOT, log, runScenarios, runSuite, screenshot } from './harness.mjs';
 import {
   APPROVAL,
-  isolatedEnv,
   lanternHooks,
   lastTurn,
+  openLanternWorkbench,
   panel,
   prepareProfile,
   readApp,
@@ -360,31 +348,19 @@ async function main() {
     async setUp(ctx, chosen) {
       const dirs = await prepareProfile('lantern-e2e-a11y-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      const { workspace, fakeDir } = dirs;
       Object.assign(ctx, { fakeDir, models: [MODEL] });
       await addRouting(workspace);
-      ctx.fakePort = await getFreePort();
       // No model set: the view shows its connect card; the fake model plays a local Ollama.
-      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), { OLLAMA_HOST: `127.0.0.1:${ctx.fakePort}` });
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'lantern.editorContext': false,
-            'lantern.approval.timeoutSeconds': 900,
-            'workbench.colorTheme': THEMES[0].name,
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
-      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+      await openLanternWorkbench(ctx, dirs, {
+        ollama: true,
+        userSettings: {
+          'lantern.editorContext': false,
+          'lantern.approval.timeoutSeconds': 900,
+          'workbench.colorTheme': THEMES[0].name,
+        },
+        viewport: VIEWPORT,
+      });
       if (!chosen.some((s) => s.n === 2)) log('NOTE: scenarios 3 to 5 start from the answer and the model scenario 2 leaves');
     },
     async finish() {

@@ -49,17 +49,22 @@ import path from 'node:path';
 import {
   ARTIFACTS_DIR,
   REPO_ROOT,
-  getFreePort,
-  launchBrowser,
   log,
-  openWorkbench,
   runScenarios,
   runSuite,
   screenshot,
-  startCodeServer,
   timed,
 } from './harness.mjs';
-import { isolatedEnv, lanternHooks, lastTurn, panel, prepareProfile, sleep, textOf, until } from './helpers.mjs';
+import {
+  lanternHooks,
+  lastTurn,
+  openLanternWorkbench,
+  panel,
+  prepareProfile,
+  sleep,
+  textOf,
+  until,
+} from './helpers.mjs';
 import {
   askInView,
   command,
@@ -70,7 +75,6 @@ import {
   waitLastAnswer,
 } from './view.mjs';
 
-const VIEWPORT = { width: 1024, height: 768 };
 const WINDOW = 6000;
 const SERVER_START_MS = 240_000; // the first start prepares a Python environment (busy 2-core box)
 const FLAG = /(^|\s)--[a-z]/; // a command-line flag, never shown in the editor
@@ -356,34 +360,11 @@ async function main() {
     async setUp(ctx) {
       const dirs = await prepareProfile('lantern-e2e-context-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      const { workspace, fakeDir } = dirs;
       ctx.fakeDir = fakeDir;
       await fsp.writeFile(path.join(workspace, 'src', 'routes.py'), ROUTES_PY);
 
-      ctx.fakePort = await getFreePort();
-      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), {
-        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
-        LANTERN_MODEL: 'fake-model',
-        OLLAMA_HOST: '127.0.0.1:9',
-      });
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'lantern.maxContextTokens': WINDOW,
-            'lantern.approval.mode': 'workspace',
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
-      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+      await openLanternWorkbench(ctx, dirs, { userSettings: { 'lantern.maxContextTokens': WINDOW, 'lantern.approval.mode': 'workspace' } });
       await timed('open the Lantern view', () => openLanternView(ctx.page));
     },
   });

@@ -49,26 +49,15 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
-import {
-  getFreePort,
-  launchBrowser,
-  log,
-  openWorkbench,
-  runScenarios,
-  runSuite,
-  screenshot,
-  startCodeServer,
-  timed,
-  waitForNotification,
-} from './harness.mjs';
+import { log, runScenarios, runSuite, screenshot, waitForNotification } from './harness.mjs';
 import {
   APPROVAL,
   CANARY,
   clearNotifications,
   groupPids,
-  isolatedEnv,
   lanternHooks,
   lastTurn,
+  openLanternWorkbench,
   panel,
   readApp,
   sleep,
@@ -103,7 +92,6 @@ import {
   watchNoApproval,
 } from './view.mjs';
 
-const VIEWPORT = { width: 1024, height: 768 };
 // The fake's model list, as Ollama's and OpenAI's /models answer it. Flow 1 picks the
 // second; flow 4 (a 404 for it) picks the first.
 const MODELS = ['llama3.2:3b', 'qwen2.5-coder:7b'];
@@ -573,32 +561,15 @@ async function main() {
     async setUp(ctx) {
       const dirs = await prepareProfile('lantern-e2e-first-hour-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      const { workspace, userDataDir, fakeDir } = dirs;
       Object.assign(ctx, { workspace, userDataDir, fakeDir, models: MODELS });
       ctx.timings = {};
       ctx.convo = []; // the exchanges so far in the conversation, for the history checks
 
-      ctx.fakePort = await getFreePort();
       // No model anywhere: the fake plays a local Ollama (OLLAMA_HOST), nothing else is set.
-      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), { OLLAMA_HOST: `127.0.0.1:${ctx.fakePort}` });
-      for (const name of ['LANTERN_MODEL', 'LANTERN_BASE_URL']) if (process.env[name] !== undefined) env[name] = '';
+      const unset = Object.fromEntries(['LANTERN_MODEL', 'LANTERN_BASE_URL'].filter((name) => process.env[name] !== undefined).map((name) => [name, '']));
+      await openLanternWorkbench(ctx, dirs, { ollama: true, env: unset });
       log('checked: no lantern on PATH and none importable by python3 for code-server; no model configured');
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
-      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
     },
     finish({ timings }) {
       if (timings.firstStart) log(`timings: first start (click → local servers listed) ${timings.firstStart.toFixed(1)} s`);

@@ -29,25 +29,13 @@
 // LANTERN_E2E_HEADED, LANTERN_E2E_KEEP, as for e2e_context.mjs.
 // Screenshots go to tests/artifacts/e2e-keyboard-*.png.
 // The last line of output is "<passed> passed, <failed> failed".
-import path from 'node:path';
-
-import {
-  getFreePort,
-  launchBrowser,
-  log,
-  openWorkbench,
-  runScenarios,
-  runSuite,
-  startCodeServer,
-  timed,
-  waitForTab,
-} from './harness.mjs';
+import { log, runScenarios, runSuite, timed, waitForTab } from './harness.mjs';
 import {
   APP_PY,
   APPROVAL,
-  isolatedEnv,
   lanternHooks,
   lastTurn,
+  openLanternWorkbench,
   panel,
   prepareProfile,
   readApp,
@@ -57,7 +45,6 @@ import {
 } from './helpers.mjs';
 import { ANSWER_MS, TITLES, waitIdle, waitLastAnswer, waitNewTurn } from './view.mjs';
 
-const VIEWPORT = { width: 1024, height: 768 };
 const SERVER_START_MS = 240_000; // the first question prepares the server's Python environment (busy 2-core box)
 const MAX_TABS = 30;
 // An answer that opens with a code block and then streams word by word for a while.
@@ -352,31 +339,8 @@ async function main() {
     async setUp(ctx) {
       const dirs = await prepareProfile('lantern-e2e-keyboard-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
-      ctx.fakeDir = fakeDir;
-      ctx.fakePort = await getFreePort();
-      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), {
-        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
-        LANTERN_MODEL: 'fake-model',
-        OLLAMA_HOST: '127.0.0.1:9',
-      });
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'lantern.editorContext': false,
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      const page = (ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT }));
-      await timed('open the workbench', () => openWorkbench(page, ctx.server.port, workspace));
+      ctx.fakeDir = dirs.fakeDir;
+      const { page } = await openLanternWorkbench(ctx, dirs, { userSettings: { 'lantern.editorContext': false } });
       await timed('the one click: into the workbench, once Lantern is in it', async () => {
         await page.locator('.part.activitybar .action-item .action-label[aria-label^="Lantern"]').first().waitFor({ state: 'visible', timeout: 60_000 });
         await page.locator('.part.editor').first().click({ position: { x: 200, y: 200 } });

@@ -27,24 +27,12 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
-import {
-  ARTIFACTS_DIR,
-  REPO_ROOT,
-  getFreePort,
-  launchBrowser,
-  log,
-  openWorkbench,
-  runScenarios,
-  runSuite,
-  screenshot,
-  startCodeServer,
-  timed,
-} from './harness.mjs';
+import { ARTIFACTS_DIR, REPO_ROOT, log, runScenarios, runSuite, screenshot } from './harness.mjs';
 import {
   APP_PY,
-  isolatedEnv,
   lanternHooks,
   lastTurn,
+  openLanternWorkbench,
   panel,
   prepareProfile,
   sleep,
@@ -64,7 +52,6 @@ import {
   watchNoApproval,
 } from './view.mjs';
 
-const VIEWPORT = { width: 1024, height: 768 };
 const SERVER_START_MS = 240_000; // the first start prepares a Python environment (busy 2-core box)
 const APP_LINE = '    return ROUTES.get(request.path, not_found)(payload)'; // app.py line 12: proof of its text
 const QUESTION = 'What does this file route?';
@@ -342,36 +329,14 @@ async function main() {
     async setUp(ctx) {
       const dirs = await prepareProfile('lantern-e2e-mentions-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      const { workspace, fakeDir } = dirs;
       ctx.fakeDir = fakeDir;
       if (!(await fsp.readFile(path.join(workspace, 'src', 'app.py'), 'utf8')).includes(APP_LINE)) throw new Error('the workspace app.py lacks the line the test looks for');
       if (!APP_PY.includes(APP_LINE)) throw new Error('APP_PY lacks the line the test looks for');
       await fsp.mkdir(path.join(workspace, 'tests'));
       await fsp.writeFile(path.join(workspace, 'tests', 'test_app.py'), 'from src.app import handle_request\n');
 
-      ctx.home = path.join(ctx.root, 'home');
-      ctx.fakePort = await getFreePort();
-      const { env } = await isolatedEnv(ctx.home, {
-        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
-        LANTERN_MODEL: 'fake-model',
-        OLLAMA_HOST: '127.0.0.1:9',
-      });
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
-      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+      await openLanternWorkbench(ctx, dirs);
     },
   });
 }

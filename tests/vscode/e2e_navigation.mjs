@@ -35,18 +35,15 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
+import { log, runScenarios, runSuite, waitForTab } from './harness.mjs';
 import {
-  getFreePort,
-  launchBrowser,
-  log,
-  openWorkbench,
-  runScenarios,
-  runSuite,
-  startCodeServer,
-  timed,
-  waitForTab,
-} from './harness.mjs';
-import { isolatedEnv, lanternHooks, prepareProfile, tail, textOf, until } from './helpers.mjs';
+  lanternHooks,
+  openLanternWorkbench,
+  prepareProfile,
+  tail,
+  textOf,
+  until,
+} from './helpers.mjs';
 import {
   askInView,
   command,
@@ -58,7 +55,6 @@ import {
   waitLastAnswer,
 } from './view.mjs';
 
-const VIEWPORT = { width: 1024, height: 768 };
 const SERVER_START_MS = 240_000; // the first start prepares a Python environment (busy 2-core box)
 const TYPESCRIPT_READY_MS = 180_000; // tsserver's first project load on a busy box
 
@@ -324,7 +320,7 @@ async function main() {
     async setUp(ctx) {
       const dirs = await prepareProfile('lantern-e2e-navigation-');
       ctx.root = dirs.root;
-      const { workspace, userDataDir, extensionsDir, fakeDir } = dirs;
+      const { workspace, userDataDir, fakeDir } = dirs;
       ctx.fakeDir = fakeDir;
       ctx.userDataDir = userDataDir;
       await fsp.writeFile(path.join(workspace, 'src', 'shapes.ts'), SHAPES_TS);
@@ -340,29 +336,7 @@ async function main() {
       await fsp.writeFile(outside, hiddenSource(HIDDEN.linked));
       await fsp.symlink(outside, path.join(workspace, HIDDEN.linked.file));
 
-      ctx.fakePort = await getFreePort();
-      const { env } = await isolatedEnv(path.join(ctx.root, 'home'), {
-        LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`,
-        LANTERN_MODEL: 'fake-model',
-        OLLAMA_HOST: '127.0.0.1:9',
-      });
-      ctx.server = await timed('start code-server', () =>
-        startCodeServer({
-          workspace,
-          userDataDir,
-          extensionsDir,
-          env,
-          userSettings: {
-            'lantern.approval.mode': 'workspace',
-            'workbench.tips.enabled': false,
-            'extensions.ignoreRecommendations': true,
-            'telemetry.telemetryLevel': 'off',
-          },
-        }),
-      );
-      ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
-      ctx.page = await ctx.browser.newPage({ viewport: VIEWPORT });
-      await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+      await openLanternWorkbench(ctx, dirs, { userSettings: { 'lantern.approval.mode': 'workspace' } });
     },
   });
 }

@@ -1,14 +1,24 @@
 // Helpers shared by the Lantern end-to-end tests in code-server (e2e*.mjs): the
 // test workspace, building the .vsix, the scripted fake model, an environment
-// with no Lantern but the .vsix's, ways to read and wait on the Lantern view (a
-// webview inside two iframes), and the hooks their scenarios run with.
+// with no Lantern but the .vsix's, the workbench opened on it, ways to read and wait
+// on the Lantern view (a webview inside two iframes), and the hooks their scenarios run with.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 
-import { REPO_ROOT, installVsix, makeTempDir, runCommand, timed } from './harness.mjs';
+import {
+  REPO_ROOT,
+  getFreePort,
+  installVsix,
+  launchBrowser,
+  makeTempDir,
+  openWorkbench,
+  runCommand,
+  startCodeServer,
+  timed,
+} from './harness.mjs';
 
 export const EXT_DIR = path.join(REPO_ROOT, 'vscode-extension');
 export const PYTHON = path.join(REPO_ROOT, '.venv', 'bin', 'python');
@@ -428,6 +438,52 @@ export async function prepareProfile(prefix) {
   await makeWorkspace(dirs.workspace);
   await timed('install the .vsix', async () => installVsix(vsix, { extensionsDir: dirs.extensionsDir, userDataDir: dirs.userDataDir }));
   return dirs;
+}
+
+/**
+ * Open the workbench on a profile from prepareProfile(): a free port for the fake model
+ * (ctx.fakePort), an isolatedEnv() under <root>/home (ctx.home, ctx.dataHome), code-server
+ * (ctx.server) with tips, recommendations and telemetry off, Chromium (ctx.browser) and a page
+ * (ctx.page) with the workbench open. Each goes on ctx as soon as it runs, so tearDown(ctx)
+ * ends it when a later step fails.
+ *
+ *   ollama        false (default): the model is LANTERN_MODEL=fake-model at the fake's
+ *                 LANTERN_BASE_URL and no Ollama answers; true: no model is given and the
+ *                 fake plays a local Ollama (OLLAMA_HOST)
+ *   env           more environment for code-server, over that
+ *   userSettings  more user settings, over those
+ *   viewport      of the page (default 1024x768)
+ */
+export async function openLanternWorkbench(
+  ctx,
+  { root, workspace, userDataDir, extensionsDir },
+  { ollama = false, env: extraEnv = {}, userSettings = {}, viewport = { width: 1024, height: 768 } } = {},
+) {
+  ctx.fakePort = await getFreePort();
+  const model = ollama
+    ? { OLLAMA_HOST: `127.0.0.1:${ctx.fakePort}` }
+    : { LANTERN_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`, LANTERN_MODEL: 'fake-model', OLLAMA_HOST: '127.0.0.1:9' };
+  ctx.home = path.join(root, 'home');
+  const { env, dataHome } = await isolatedEnv(ctx.home, { ...model, ...extraEnv });
+  ctx.dataHome = dataHome;
+  ctx.server = await timed('start code-server', () =>
+    startCodeServer({
+      workspace,
+      userDataDir,
+      extensionsDir,
+      env,
+      userSettings: {
+        'workbench.tips.enabled': false,
+        'extensions.ignoreRecommendations': true,
+        'telemetry.telemetryLevel': 'off',
+        ...userSettings,
+      },
+    }),
+  );
+  ctx.browser = await timed('launch chromium', () => launchBrowser({ headless: process.env.LANTERN_E2E_HEADED !== '1' }));
+  ctx.page = await ctx.browser.newPage({ viewport });
+  await timed('open the workbench', () => openWorkbench(ctx.page, ctx.server.port, workspace));
+  return ctx;
 }
 
 // ------------------------------------------------------------------ scenarios
