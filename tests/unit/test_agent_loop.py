@@ -780,9 +780,7 @@ async def test_endpoint_without_tools_falls_back_and_the_file_remembers(
     path = tmp_path / "conv.json"
     conv.save(path)
     events.clear()
-    again = await agent(model, proj).ask(
-        "What does it return?", Conversation.load(path), events
-    )
+    again = await agent(model, proj).ask("What does it return?", Conversation.load(path), events)
     assert again.stop_reason == "done"
     assert model.sent[3].tools is None
     assert "<tool_call>" in model.messages(3)[0]["content"]

@@ -187,7 +187,5 @@ def test_imports_inside_functions_only_at_the_named_boundaries() -> None:
 def test_every_boundary_named_is_still_there() -> None:
     """An entry whose lazy import went away goes from the list too."""
     modules = _modules()
-    found = {
-        (name, function) for name, tree in modules.items() for _, function in _imports(tree)
-    }
+    found = {(name, function) for name, tree in modules.items() for _, function in _imports(tree)}
     assert set(LAZY) <= found, sorted(set(LAZY) - found)

@@ -231,9 +231,7 @@ def assert_editor_words(detail: dict[str, Any]) -> None:
 
 async def test_a_refused_key_names_the_api_key_setting() -> None:
     with Scripted(401, b'{"error": {"message": "bad key"}}') as server:
-        listed = to_json(
-            await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
-        )
+        listed = to_json(await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {}))
     assert listed["models"] == [] and listed["baseUrl"] == server.base_url
     detail = listed["detail"]
     assert detail["code"] == "model_auth" and detail["status"] == 401
@@ -254,9 +252,7 @@ async def test_nothing_listening_names_the_base_url_setting(closed_url: str) -> 
 
 async def test_a_redirect_is_not_followed(fake: FakeOpenAI) -> None:
     with Scripted(307, headers={"Location": fake.base_url + "/models"}) as server:
-        listed = to_json(
-            await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {})
-        )
+        listed = to_json(await endpoint_models(settings(baseUrl=server.base_url, apiKey=KEY), {}))
     assert listed["detail"]["code"] == "model_redirected"
     assert model_gets(fake) == []  # neither the key nor the request went on
     assert_editor_words(listed["detail"])

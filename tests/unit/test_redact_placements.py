@@ -193,7 +193,7 @@ _TYPED = _canary(_ALNUM + "#!", 14)
         '\tDBPassword   string = "{pw}"\n',
         'var apiKey string = "{pw}"\n',
         'const SECRET: &str = "{pw}";\n',
-        "static API_KEY: &'static str = \"{pw}\";\n",
+        'static API_KEY: &\'static str = "{pw}";\n',
         'pub(crate) const DB_PASSWORD: &str = "{pw}";\n',
         '#define DB_PASSWORD "{pw}"\n',
         '  #  define API_KEY L"{pw}"\n',

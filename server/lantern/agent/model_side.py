@@ -263,4 +263,3 @@ class ModelSide:
                 outcome=outcome,
                 ms=(time.perf_counter() - started) * 1000,
             )
-

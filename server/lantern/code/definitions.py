@@ -233,9 +233,7 @@ def scan_tree(source: bytes, language: str) -> tuple[Scan, tree_sitter.Tree]:
     lines = LineTable(source)
     whole = pieces(tree)[0]
     found = _candidates(whole, source, language)
-    definitions, name_starts, unlisted = _nest(
-        found, source, lines, judge(language, tree, source)
-    )
+    definitions, name_starts, unlisted = _nest(found, source, lines, judge(language, tree, source))
     deep_from = deep.first_beyond(whole)
     if deep_from is not None:
         unlisted = replace(unlisted, deep_line=lines.line(deep_from))
