@@ -22,13 +22,11 @@ A file's score is its best line's, plus 1 when its file name (less its suffix, `
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import re
-from typing import Any
 
 from lantern.code.languages import language_for
+from lantern.tools.ripgrep.hits import json_text
 from lantern.workspace.ignore.files import NeedsWorker, inline_now
 
 _C_LIKE = frozenset({"c", "cpp"})
@@ -120,20 +118,6 @@ class Likely:
         return int(bool(stem) and stem == self._plain)
 
 
-def _text(field: Any) -> str | None:
-    """ripgrep's JSON text or base64 bytes, as a name is decoded (`os.fsdecode`)."""
-    if not isinstance(field, dict):
-        return None
-    if isinstance(field.get("text"), str):
-        return str(field["text"])
-    if isinstance(field.get("bytes"), str):
-        try:
-            return os.fsdecode(base64.b64decode(field["bytes"]))
-        except ValueError:
-            return None
-    return None
-
-
 class Scores:
     """ripgrep's `--json` matches, read as they stream: each file's best line score, and
     the files in the order ripgrep named them."""
@@ -162,10 +146,10 @@ class Scores:
             return
         if not isinstance(data, dict):
             return
-        path = _text(data.get("path"))
+        path = json_text(data.get("path"))
         if path is None:
             return
-        text = _text(data.get("lines"))
+        text = json_text(data.get("lines"))
         c_like = language_for(path) in _C_LIKE
         score = self.likely.line(text, c_like) if text is not None else 0
         if score > self.best.get(path, -1):

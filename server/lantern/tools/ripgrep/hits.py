@@ -86,15 +86,16 @@ def _read(fd: int) -> bytes | None:
     return None
 
 
-def _name(data: dict[str, Any]) -> str | None:
-    path = data.get("path")
-    if not isinstance(path, dict):
+def json_text(field: Any) -> str | None:
+    """A ripgrep JSON text field (`{"text": …}`, or `{"bytes": base64}` for bytes that are
+    not UTF-8, decoded as a name is: `os.fsdecode`); None when it is neither."""
+    if not isinstance(field, dict):
         return None
-    if isinstance(path.get("text"), str):
-        return str(path["text"])
-    if isinstance(path.get("bytes"), str):
+    if isinstance(field.get("text"), str):
+        return str(field["text"])
+    if isinstance(field.get("bytes"), str):
         try:
-            return os.fsdecode(base64.b64decode(path["bytes"], validate=True))
+            return os.fsdecode(base64.b64decode(field["bytes"], validate=True))
         except (binascii.Error, ValueError):
             return None
     return None
@@ -249,7 +250,7 @@ class Collector:
         if self.check is None:
             self._file = ()
             return
-        name = _name(data)
+        name = json_text(data.get("path"))
         rel = split_rel(name) if name is not None else ()
         if len(rel) > INLINE_DEPTH and inline_now():  # deep: checked in a worker thread
             raise NeedsWorker
