@@ -26,7 +26,7 @@ import json
 import re
 
 from lantern.code.languages import language_for
-from lantern.tools.ripgrep.hits import json_text
+from lantern.tools.ripgrep.hits import rg_text
 from lantern.workspace.ignore.files import NeedsWorker, inline_now
 
 _C_LIKE = frozenset({"c", "cpp"})
@@ -146,10 +146,10 @@ class Scores:
             return
         if not isinstance(data, dict):
             return
-        path = json_text(data.get("path"))
+        path = rg_text(data.get("path"))
         if path is None:
             return
-        text = json_text(data.get("lines"))
+        text = rg_text(data.get("lines"))
         c_like = language_for(path) in _C_LIKE
         score = self.likely.line(text, c_like) if text is not None else 0
         if score > self.best.get(path, -1):

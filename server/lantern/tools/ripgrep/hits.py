@@ -86,7 +86,7 @@ def _read(fd: int) -> bytes | None:
     return None
 
 
-def json_text(field: Any) -> str | None:
+def rg_text(field: Any) -> str | None:
     """A ripgrep JSON text field (`{"text": …}`, or `{"bytes": base64}` for bytes that are
     not UTF-8, decoded as a name is: `os.fsdecode`); None when it is neither."""
     if not isinstance(field, dict):
@@ -250,7 +250,7 @@ class Collector:
         if self.check is None:
             self._file = ()
             return
-        name = json_text(data.get("path"))
+        name = rg_text(data.get("path"))
         rel = split_rel(name) if name is not None else ()
         if len(rel) > INLINE_DEPTH and inline_now():  # deep: checked in a worker thread
             raise NeedsWorker
